@@ -1,0 +1,127 @@
+# sbx - a setuid-free command-line jail runner.
+#
+#   make            build ./sbx
+#   make check      build and run every test (unit, integration, probes)
+#   make asan       the same suite under ASan+UBSan (= make check SANITIZE=1)
+#   make deps       install the Debian packages the build and tests need
+#   make demo       deps + build + run examples/hello.py in the default jail
+#   make install    PREFIX=/usr/local DESTDIR=
+#   make fuzz       libFuzzer targets for the policy and command-line parsers
+#   make bench      start-up, throughput and memory against bare and bwrap
+
+VERSION    := 0.1.0
+PREFIX     ?= /usr/local
+DESTDIR    ?=
+CC         ?= cc
+PKGS       := libseccomp libcap-ng libcjson
+DEB_PKGS   := build-essential pkg-config libseccomp-dev libcap-ng-dev \
+              libcjson-dev libcriterion-dev python3 python3-jsonschema \
+              iproute2 util-linux procps
+SANITIZE   ?=
+
+ifeq ($(SANITIZE),1)
+BUILD      := build-asan
+SAN_FLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+OPT        := -O1 -g
+else
+BUILD      := build
+SAN_FLAGS  :=
+OPT        := -O2 -g
+endif
+
+SBX        := $(BUILD)/sbx
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+CFLAGS  += -std=gnu11 $(OPT) -Wall -Wextra -Werror -Wshadow -Wformat=2 \
+           -Wno-unused-parameter -D_FORTIFY_SOURCE=2 -D_GNU_SOURCE \
+           -fstack-protector-strong -fPIE -MMD -MP \
+           -DSBX_VERSION='"$(VERSION)"' -Isrc -I$(BUILD)/gen $(PKG_CFLAGS) $(SAN_FLAGS)
+LDFLAGS += -pie -Wl,-z,relro,-z,now $(SAN_FLAGS)
+LDLIBS  += $(PKG_LIBS)
+
+SRC        := $(shell find src -name '*.c' | sort)
+OBJ        := $(SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/builtin_policies.o
+MAIN_OBJ   := $(BUILD)/cmd/sbx/main.o
+POLICIES   := $(sort $(wildcard policy/*.policy))
+
+UNIT_SRC   := $(sort $(wildcard tests/unit/*.c))
+INTEG_SRC  := $(sort $(wildcard tests/integration/*.c))
+UNIT_BIN   := $(BUILD)/tests/unit_tests
+INTEG_BIN  := $(BUILD)/tests/integration_tests
+
+.PHONY: all check asan deps demo install uninstall fuzz bench clean probes test-unit test-integration
+
+all: sbx
+
+# ./sbx is always the normal build; the sanitizer build stays in build-asan/.
+sbx: build/sbx
+	@cp build/sbx $@
+
+$(BUILD)/sbx: $(OBJ) $(MAIN_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+# Built-in policies are embedded from policy/*.policy by a generated file.
+$(BUILD)/gen/builtin_policies.c: $(POLICIES) tools/embed-policies.sh
+	@mkdir -p $(dir $@)
+	sh tools/embed-policies.sh $(POLICIES) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/builtin_policies.o: $(BUILD)/gen/builtin_policies.c
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(UNIT_BIN): $(UNIT_SRC:%.c=$(BUILD)/%.o) $(OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcriterion
+
+$(INTEG_BIN): $(INTEG_SRC:%.c=$(BUILD)/%.o) $(BUILD)/tests/harness.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcriterion
+
+$(BUILD)/tests/harness.o: tests/harness.c tests/harness.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+probes:
+	$(MAKE) -C tests/probes OUT=$(abspath $(BUILD))/probes
+
+test-unit: $(UNIT_BIN)
+	$(UNIT_BIN) --jobs=2
+
+test-integration: $(SBX) $(INTEG_BIN) probes
+	SBX=$(abspath $(SBX)) SBX_PROBES=$(abspath $(BUILD))/probes SBX_SRC=$(CURDIR) \
+		$(INTEG_BIN) --jobs=2
+
+check: $(SBX) test-unit test-integration
+
+asan:
+	$(MAKE) check SANITIZE=1
+
+deps:
+	@sh tools/deps.sh $(DEB_PKGS)
+
+demo: deps sbx
+	./sbx run --lang py examples/hello.py
+
+fuzz:
+	$(MAKE) -C tests/fuzz
+
+bench: sbx
+	sh bench/run.sh
+
+install: sbx
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/sbx/policy
+	install -m 0755 sbx $(DESTDIR)$(PREFIX)/bin/sbx
+	install -m 0644 $(POLICIES) $(DESTDIR)$(PREFIX)/share/sbx/policy/
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/sbx
+	rm -rf $(DESTDIR)$(PREFIX)/share/sbx
+
+clean:
+	rm -rf build build-asan sbx
+
+-include $(shell find build build-asan -name '*.d' 2>/dev/null)

@@ -1,0 +1,37 @@
+/*
+ * err.h - an error value passed up to the one place that prints it.
+ *
+ * Functions that can fail take a `struct sbx_err *` and return -1 (or NULL)
+ * after filling it with err_set().  The message is complete and meant for a
+ * person: it names the file:line:col, the option or the syscall, and what to
+ * do.  Only the caller at the top (cmd/sbx/main.c, the result record) prints.
+ */
+#ifndef SBX_ERR_H
+#define SBX_ERR_H
+
+#include <stdbool.h>
+
+enum err_kind {
+	ERR_NONE = 0,
+	ERR_USAGE,  /* bad command line: exit 125, status config-error */
+	ERR_CONFIG, /* bad policy: exit 125, status config-error */
+	ERR_SETUP,  /* the jail could not be built: exit 125, setup-error */
+	ERR_INTERNAL,
+};
+
+struct sbx_err {
+	enum err_kind kind;
+	int sys_errno;    /* errno of the failing syscall, 0 if none */
+	bool retryable;   /* transient (EAGAIN from clone) vs environment */
+	char msg[1024];
+};
+
+/* Fill err (kind, errno, printf-style message). Returns -1 for chaining. */
+int err_set(struct sbx_err *err, enum err_kind kind, int sys_errno,
+	    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* Prefix an existing message with more context ("loading py: ..."). */
+int err_prefix(struct sbx_err *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif

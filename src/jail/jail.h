@@ -1,0 +1,52 @@
+/*
+ * jail.h - build a jail from an effective policy and start one command in it.
+ *
+ * jail_spawn() clones the jail's init with new user, mount, pid, net (unless
+ * NET_HOST), ipc, uts and cgroup namespaces, writes its uid/gid maps, and
+ * returns.  The init (init.c) builds the root filesystem, then waits for
+ * CTL_GO; on GO it forks the target, which sets rlimits, closes fds, drops
+ * capabilities, sets no_new_privs, loads the seccomp filter and execs.
+ * The init reaps everything and reports over the control socket (ctl.h).
+ *
+ * The supervisor (src/supervise/) owns the other side: it sends GO, reads
+ * reports, and kills the whole jail by SIGKILL to the init's pidfd (the end
+ * of the pid namespace's init ends every process in it).
+ */
+#ifndef SBX_JAIL_H
+#define SBX_JAIL_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "err.h"
+#include "policy/policy.h"
+
+struct jail_spec {
+	const struct policy *policy;
+	char *const *argv;     /* argv[0]: absolute, or resolved on the jail's PATH */
+	char *const *envp;     /* the complete environment of the target */
+	const char *workspace_host; /* host dir bound rw at policy->workspace; NULL = none */
+	int stdin_fd;          /* become the target's fd 0, 1, 2 (dup'ed in the init) */
+	int stdout_fd;
+	int stderr_fd;
+	bool verbose;          /* log each setup step to stderr with timings */
+};
+
+struct jail {
+	pid_t init_pid; /* host pid of the init (informational; signal via pidfd) */
+	int pidfd;      /* O_CLOEXEC pidfd of the init */
+	int ctl_fd;     /* supervisor's end of the control socket (O_CLOEXEC) */
+	uint32_t host_uid; /* host uid the jail's processes run as */
+};
+
+/*
+ * Start the jail.  On success the init is alive and building the root;
+ * read ctl messages for CTL_READY / CTL_SETUP_FAILED before sending CTL_GO.
+ * On failure nothing is left behind and err says which step and what to do.
+ */
+int jail_spawn(const struct jail_spec *spec, struct jail *out, struct sbx_err *err);
+
+/* Close the supervisor's fds of J (does not signal). */
+void jail_release(struct jail *j);
+
+#endif

@@ -1,0 +1,78 @@
+/*
+ * result.h - what happened in one `sbx run`, and its JSON record (spec §5).
+ *
+ * Filled only from kernel facts (wait status, rusage, /proc, cgroup files)
+ * and sbx's own timers and counters; nothing the program prints reaches it
+ * except the captured stdout/stderr text in capture mode.
+ */
+#ifndef SBX_RESULT_H
+#define SBX_RESULT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "policy/policy.h"
+
+enum run_status {
+	ST_OK, ST_NONZERO_EXIT, ST_SIGNALED, ST_TIMEOUT, ST_CPU_LIMIT,
+	ST_MEMORY_LIMIT, ST_OUTPUT_LIMIT, ST_SECCOMP, ST_EXEC_ERROR,
+	ST_CONFIG_ERROR, ST_SETUP_ERROR, ST_ABORTED,
+};
+
+const char *run_status_name(enum run_status s); /* "nonzero-exit" ... */
+
+/* How a limit was enforced, for limits.enforced_by. */
+enum enforcement { ENF_NONE, ENF_RLIMIT, ENF_CGROUP, ENF_SUPERVISOR, ENF_TMPFS };
+
+struct captured {            /* capture mode only */
+	char *text;              /* valid UTF-8, NUL-terminated */
+	size_t len;
+	bool lossy;              /* invalid UTF-8 was replaced by U+FFFD */
+};
+
+struct result {
+	enum run_status status;
+	int exit_code;           /* valid when has_exit_code */
+	bool has_exit_code;
+	int term_signal;         /* 0 = none */
+	bool core_dumped;
+	char message[512];       /* names the cause and the limit */
+	bool retryable;          /* setup-error only */
+
+	char **command;          /* argv as run inside the jail */
+	const struct policy *policy; /* NULL for config errors before loading */
+
+	/* measurements: negative = unknown -> JSON null */
+	double wall_ms, cpu_user_ms, cpu_sys_ms;
+	int64_t max_rss_kib;
+
+	uint64_t stdout_bytes, stderr_bytes; /* raw bytes the program wrote */
+	bool output_truncated;
+
+	enum enforcement enforced_by[LIM_COUNT];
+	bool cgroup;             /* a cgroup was used for this run */
+	bool cgroup_oom;         /* memory.events oom_kill rose */
+
+	struct captured out, err; /* capture mode */
+	bool capture;
+
+	int exit_status;         /* what `sbx run` exits with (spec §3) */
+};
+
+/* A result with every measurement unknown, status st, and message. */
+void result_init(struct result *r);
+void result_free(struct result *r);
+
+/* Serialize R as one JSON object; one line (no pretty print). NULL on OOM. */
+char *result_to_json(const struct result *r);
+
+/*
+ * Write the record where DEST says: NULL = stderr, "-" = stdout, "fd:N",
+ * or a path.  Falls back to a fixed minimal record when building the full
+ * one fails (requirements §1.12 item 92).
+ */
+int result_emit(const struct result *r, const char *dest);
+
+#endif

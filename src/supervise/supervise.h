@@ -1,0 +1,38 @@
+/*
+ * supervise.h - run one command in a jail and stay in control of it.
+ *
+ * supervise_run() prepares the pipes, spawns the jail (jail.h), and runs
+ * the event loop: relays output within the output limit, enforces the wall
+ * and whole-tree CPU limits, turns SIGINT/SIGTERM/SIGHUP into a teardown,
+ * and fills the result from kernel facts.  It returns only after every jail
+ * process is gone.
+ */
+#ifndef SBX_SUPERVISE_H
+#define SBX_SUPERVISE_H
+
+#include <stdbool.h>
+
+#include "err.h"
+#include "policy/policy.h"
+#include "result.h"
+
+struct run_request {
+	const struct policy *policy;
+	char **argv;                /* command inside the jail */
+	char **envp;                /* complete target environment */
+	const char *workspace_host; /* host directory for policy->workspace, or NULL */
+	const char *stdin_spec;     /* NULL: empty; "-": relay sbx's stdin; else a file */
+	bool capture;               /* --json: keep stdout/stderr for the record */
+	const char *stdout_copy;    /* --stdout FILE */
+	const char *stderr_copy;    /* --stderr FILE */
+	bool verbose;
+};
+
+/*
+ * Run REQ and fill RES (status, message, measurements, exit_status).
+ * Setup failures are reported in RES as setup-error; returns -1 only for
+ * failures before anything was started, with ERR filled.
+ */
+int supervise_run(const struct run_request *req, struct result *res, struct sbx_err *err);
+
+#endif
