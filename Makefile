@@ -91,9 +91,12 @@ probes:
 test-unit: $(UNIT_BIN)
 	$(UNIT_BIN) --jobs=2
 
+# Every record the suite sees is checked against the schema afterwards.
 test-integration: $(SBX) $(INTEG_BIN) probes
+	rm -f $(BUILD)/records.jsonl
 	SBX=$(abspath $(SBX)) SBX_PROBES=$(abspath $(BUILD))/probes SBX_SRC=$(CURDIR) \
-		$(INTEG_BIN) --jobs=2
+		SBX_RECORDS=$(abspath $(BUILD))/records.jsonl $(INTEG_BIN) --jobs=2
+	/usr/bin/python3 tests/validate_records.py contrib/result.schema.json $(BUILD)/records.jsonl
 
 check: $(SBX) test-unit test-integration
 

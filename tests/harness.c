@@ -1,0 +1,269 @@
+/* harness.c - run the real sbx and collect what a user would see; see harness.h. */
+#include "harness.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <poll.h>
+#include <sched.h>
+#include <sys/stat.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	return s;
+}
+
+const char *sbx_path(void)
+{
+	const char *p = getenv("SBX");
+
+	return p ? p : "./sbx";
+}
+
+const char *probe_path(const char *name)
+{
+	static __thread char buf[4096];
+	const char *dir = getenv("SBX_PROBES");
+
+	snprintf(buf, sizeof(buf), "%s/%s", dir ? dir : "build/probes", name);
+	return buf;
+}
+
+struct buf {
+	char *p;
+	size_t len, cap;
+};
+
+static void buf_add(struct buf *b, const char *data, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		b->cap = (b->len + n + 1) * 2;
+		b->p = realloc(b->p, b->cap);
+		if (!b->p)
+			abort();
+	}
+	memcpy(b->p + b->len, data, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+static void child_exec(const struct sbx_opts *o, const char *const argv[],
+		       int in, int out, int err)
+{
+	size_t n = 0;
+
+	while (argv[n])
+		n++;
+	const char **full = calloc(n + 2, sizeof(*full));
+	full[0] = sbx_path();
+	memcpy(full + 1, argv, n * sizeof(*full));
+	dup2(in, 0);
+	dup2(out, 1);
+	dup2(err, 2);
+	if (o && o->cwd && chdir(o->cwd) != 0)
+		_exit(126);
+	for (const char *const *e = o && o->env ? o->env : NULL; e && *e; e++)
+		putenv((char *)*e);
+	setpgid(0, 0);
+	execv(full[0], (char *const *)full);
+	_exit(127);
+}
+
+/* Feed stdin (small, so one write into the pipe buffer is enough). */
+static int stdin_fd(const struct sbx_opts *o)
+{
+	int p[2];
+
+	if (!o || !o->stdin_data)
+		return open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (pipe2(p, O_CLOEXEC) != 0)
+		abort();
+	if (o->stdin_len && write(p[1], o->stdin_data, o->stdin_len) != (ssize_t)o->stdin_len)
+		abort();
+	close(p[1]);
+	return p[0];
+}
+
+static void collect(struct sbx_result *r, pid_t pid, int fo, int fe, double deadline)
+{
+	struct buf out = { 0 }, err = { 0 };
+	struct pollfd pfd[2] = { { fo, POLLIN, 0 }, { fe, POLLIN, 0 } };
+	char chunk[65536];
+	int open_fds = 2;
+
+	while (open_fds > 0) {
+		double left = deadline - now_s();
+		if (left <= 0 && !r->timed_out) {
+			r->timed_out = true;
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+		}
+		int rc = poll(pfd, 2, left > 0 ? (int)(left * 1000) + 1 : 100);
+		if (rc < 0 && errno == EINTR)
+			continue;
+		for (int i = 0; i < 2; i++) {
+			if (pfd[i].fd < 0 || !pfd[i].revents)
+				continue;
+			ssize_t n = read(pfd[i].fd, chunk, sizeof(chunk));
+			if (n > 0) {
+				buf_add(i ? &err : &out, chunk, n);
+			} else if (n == 0 || errno != EINTR) {
+				close(pfd[i].fd);
+				pfd[i].fd = -1;
+				open_fds--;
+			}
+		}
+	}
+	buf_add(&out, "", 0);
+	buf_add(&err, "", 0);
+	r->out = out.p;
+	r->out_len = out.len;
+	r->err = err.p;
+	r->err_len = err.len;
+}
+
+/* The record is the last line of stderr (passthrough) or all of stdout (--json). */
+static void parse_record(struct sbx_result *r, const struct sbx_opts *o)
+{
+	const char *text = r->err;
+
+	if (o && o->no_record)
+		return;
+	if (o && o->record_on_stdout) {
+		text = r->out;
+	} else {
+		const char *end = r->err + r->err_len;
+		while (end > r->err && end[-1] == '\n')
+			end--;
+		const char *line = end;
+		while (line > r->err && line[-1] != '\n')
+			line--;
+		text = line;
+	}
+	r->record = cJSON_Parse(text);
+	const char *log = getenv("SBX_RECORDS");
+	if (r->record && log) {
+		char *flat = cJSON_PrintUnformatted(r->record);
+		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		if (fd >= 0 && flat) {
+			dprintf(fd, "%s\n", flat);
+		}
+		if (fd >= 0)
+			close(fd);
+		free(flat);
+	}
+}
+
+void sbx_run(struct sbx_result *r, const struct sbx_opts *o, const char *const argv[])
+{
+	int po[2], pe[2], status = 0;
+	double start = now_s();
+	double limit = o && o->deadline_s > 0 ? o->deadline_s : 20;
+
+	memset(r, 0, sizeof(*r));
+	if (pipe2(po, O_CLOEXEC) != 0 || pipe2(pe, O_CLOEXEC) != 0)
+		abort();
+	int in = stdin_fd(o);
+	pid_t pid = fork();
+	if (pid < 0)
+		abort();
+	if (pid == 0)
+		child_exec(o, argv, in, po[1], pe[1]);
+	close(in);
+	close(po[1]);
+	close(pe[1]);
+	collect(r, pid, po[0], pe[0], start + limit);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	r->elapsed_s = now_s() - start;
+	r->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	parse_record(r, o);
+}
+
+void sbx_result_free(struct sbx_result *r)
+{
+	free(r->out);
+	free(r->err);
+	cJSON_Delete(r->record);
+	memset(r, 0, sizeof(*r));
+}
+
+const char *rec_str(const struct sbx_result *r, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(r->record, key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+double rec_num(const struct sbx_result *r, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(r->record, key);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : -1;
+}
+
+bool rec_is_null(const struct sbx_result *r, const char *key)
+{
+	return cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(r->record, key));
+}
+
+char *make_temp_dir(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *path = xasprintf("%s/sbx-test-XXXXXX", tmp ? tmp : "/tmp");
+
+	if (!mkdtemp(path))
+		abort();
+	chmod(path, 0755);
+	return path;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (flag == FTW_DP)
+		rmdir(path);
+	else
+		unlink(path);
+	return 0;
+}
+
+void rm_tree(const char *path)
+{
+	nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+bool have_userns(void)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0)
+		_exit(unshare(CLONE_NEWUSER) == 0 ? 0 : 1);
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}

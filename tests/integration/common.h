@@ -1,0 +1,30 @@
+/*
+ * common.h - small helpers shared by the integration tests.
+ */
+#ifndef SBX_TEST_COMMON_H
+#define SBX_TEST_COMMON_H
+
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "../harness.h"
+
+/* Skip (never pass) when this kernel cannot build a jail at all. */
+#define REQUIRE_USERNS()                                                     \
+	do {                                                                 \
+		if (!have_userns())                                          \
+			cr_skip_test("SKIP: unprivileged user namespaces are " \
+				     "unavailable here");                    \
+	} while (0)
+
+#define ASSERT_STATUS(r, want)                                               \
+	do {                                                                 \
+		cr_assert_not_null((r)->record, "no record; stderr: %s",     \
+				   (r)->err);                                \
+		const char *st_ = rec_str((r), "status");                    \
+		cr_assert(st_ && strcmp(st_, (want)) == 0,                   \
+			  "status '%s', want '%s'; stderr: %.2000s",         \
+			  st_ ? st_ : "(none)", (want), (r)->err);           \
+	} while (0)
+
+#endif

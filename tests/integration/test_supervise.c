@@ -1,0 +1,422 @@
+/*
+ * test_supervise.c - one test per status and the hostile programs of
+ * requirements §1.2-1.7, through the real sbx binary.  Times are bounded in
+ * both directions to prove which mechanism fired.
+ */
+#include "common.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void run(struct sbx_result *r, const char *const argv[])
+{
+	sbx_run(r, NULL, argv);
+}
+
+Test(status, ok_for_exit_zero)
+{
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	run(&r, SBX_ARGV("run", "--", "/bin/true"));
+	ASSERT_STATUS(&r, "ok");
+	cr_assert_eq(r.exit_status, 0);
+	cr_assert_eq(rec_num(&r, "exit_code"), 0);
+	cr_assert(rec_is_null(&r, "signal"));
+	sbx_result_free(&r);
+}
+
+/* Exit codes are mirrored exactly, 255 included (requirements item 36). */
+Test(status, nonzero_exit_codes_are_mirrored)
+{
+	static const char *const codes[] = { "1", "7", "255" };
+
+	REQUIRE_USERNS();
+	for (size_t i = 0; i < 3; i++) {
+		struct sbx_result r;
+		char *script = xasprintf("exit %s", codes[i]);
+		run(&r, SBX_ARGV("run", "--", "/bin/sh", "-c", script));
+		ASSERT_STATUS(&r, "nonzero-exit");
+		cr_assert_eq(r.exit_status, atoi(codes[i]));
+		cr_assert_eq(rec_num(&r, "exit_code"), atoi(codes[i]));
+		free(script);
+		sbx_result_free(&r);
+	}
+}
+
+/* An early self-inflicted SIGKILL is `signaled`, not cpu or memory (item 13). */
+Test(status, self_sigkill_is_signaled)
+{
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	run(&r, SBX_ARGV("run", "--cpu", "5s", "--", "/bin/sh", "-c", "kill -9 $$"));
+	ASSERT_STATUS(&r, "signaled");
+	cr_assert_eq(r.exit_status, 128 + SIGKILL);
+	cr_assert_str_eq(rec_str(&r, "signal"), "SIGKILL");
+	cr_assert(rec_is_null(&r, "exit_code"));
+	sbx_result_free(&r);
+}
+
+/* sleep 60 with a 1 s limit: timeout, and SIGTERM ended it without waiting
+ * for the grace period (items 21, 24b). */
+Test(status, timeout_kills_sleep_promptly)
+{
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	run(&r, SBX_ARGV("run", "--time", "1s", "--set", "limits.kill_grace_ms=5000",
+			 "--", "/bin/sleep", "60"));
+	ASSERT_STATUS(&r, "timeout");
+	cr_assert_eq(r.exit_status, 124);
+	cr_assert(r.elapsed_s >= 1.0 && r.elapsed_s < 2.5, "took %.2fs", r.elapsed_s);
+	cr_assert(strstr(rec_str(&r, "message"), "1000 ms") != NULL, "message: %s",
+		  rec_str(&r, "message"));
+	sbx_result_free(&r);
+}
+
+/* A SIGTERM trapper is SIGKILLed after the grace and still `timeout` (item 23). */
+Test(status, sigterm_trapper_dies_after_grace)
+{
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	run(&r, SBX_ARGV("run", "--time", "1s", "--set", "limits.kill_grace_ms=1000", "--",
+			 "/bin/sh", "-c", "trap '' TERM; while :; do :; done"));
+	ASSERT_STATUS(&r, "timeout");
+	cr_assert(r.elapsed_s >= 1.9 && r.elapsed_s < 4.0, "took %.2fs", r.elapsed_s);
+	sbx_result_free(&r);
+}
+
+/* A handler that prints on SIGTERM gets to print at timeout (item 24a). */
+Test(status, sigterm_handler_output_is_kept_at_timeout)
+{
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	run(&r, SBX_ARGV("run", "--time", "1s", "--", "/bin/sh", "-c",
+			 "trap 'echo bye; exit 3' TERM; while :; do sleep 0.05; done"));
+	ASSERT_STATUS(&r, "timeout");
+	cr_assert(strstr(r.out, "bye") != NULL, "stdout: %s", r.out);
+	sbx_result_free(&r);
+}
+
+/* A busy loop under --cpu 1s ends as cpu-limit within about 1-2.5 s (item 6). */
+Test(status, busy_loop_is_cpu_limit)
+{
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	run(&r, SBX_ARGV("run", "--cpu", "1s", "--time", "20s", "--", "/bin/sh", "-c",
+			 "while :; do :; done"));
+	ASSERT_STATUS(&r, "cpu-limit");
+	cr_assert_eq(r.exit_status, 124);
+	cr_assert(r.elapsed_s >= 0.9 && r.elapsed_s < 4.0, "took %.2fs", r.elapsed_s);
+	sbx_result_free(&r);
+}
+
+/* SIGXCPU ignored (inherited from sbx's own caller): still cpu-limit (items 7, 9). */
+Test(status, inherited_ignored_sigxcpu_still_cpu_limit)
+{	char *cmd = xasprintf("trap '' XCPU; exec %s run --cpu 1s --time 20s -- "
+			      "/bin/sh -c 'while :; do :; done'", sbx_path());
+
+	REQUIRE_USERNS();
+	/* run through sh so that SIGXCPU is ignored when sbx starts */
+	pid_t pid = fork();
+	if (pid == 0) {
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	int status;
+	waitpid(pid, &status, 0);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 124,
+		  "sbx exit %d", WEXITSTATUS(status));
+	free(cmd);
+}
+
+/* Trapping SIGXCPU and exiting 0 in the soft-to-hard gap is still cpu-limit (item 8). */
+Test(status, trapped_sigxcpu_then_exit_zero_is_cpu_limit)
+{
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	run(&r, SBX_ARGV("run", "--cpu", "1s", "--time", "20s", "--", "/usr/bin/python3", "-c",
+			 "import signal,time\n"
+			 "signal.signal(signal.SIGXCPU, lambda *a: None)\n"
+			 "t=time.process_time()\n"
+			 "while time.process_time() < 1.2: pass\n"));
+	ASSERT_STATUS(&r, "cpu-limit");
+	sbx_result_free(&r);
+}
+
+/* Two sequential children each burning 0.7 s exceed a 1 s tree budget (item 11). */
+Test(status, sequential_children_are_charged)
+{
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	run(&r, SBX_ARGV("run", "--cpu", "1s", "--time", "20s", "--", "/bin/sh", "-c",
+			 "for i in 1 2; do /usr/bin/python3 -c 'import time\n"
+			 "while time.process_time() < 0.7: pass'; done; exit 0"));
+	ASSERT_STATUS(&r, "cpu-limit");
+	sbx_result_free(&r);
+}
+
+/* Sleeping is not charged to the CPU budget (item 12). */
+Test(status, sleeping_is_not_charged)
+{
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	run(&r, SBX_ARGV("run", "--cpu", "1s", "--", "/bin/sh", "-c", "sleep 1.5; /bin/true"));
+	ASSERT_STATUS(&r, "ok");
+	sbx_result_free(&r);
+}
+
+/* Output past the limit: one marker, last; status output-limit (items 39, 41). */
+Test(status, output_flood_is_output_limit)
+{
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	run(&r, SBX_ARGV("run", "--output", "64K", "--time", "20s", "--", "/usr/bin/yes"));
+	ASSERT_STATUS(&r, "output-limit");
+	cr_assert_eq(r.exit_status, 124);
+	cr_assert(r.elapsed_s < 3.0, "took %.2fs", r.elapsed_s);
+	cr_assert(r.out_len <= 65536 + 200, "stdout %zu bytes", r.out_len);
+	cr_assert_eq(rec_num(&r, "stdout_bytes") >= 65536, 1);
+	sbx_result_free(&r);
+}
+
+/* Exactly at the limit: no marker, no truncation; one more byte: marker (item 42). */
+Test(status, output_limit_boundary_is_exact)
+{
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	run(&r, SBX_ARGV("run", "--output", "4096", "--", "/usr/bin/head", "-c", "4096",
+			 "/dev/zero"));
+	ASSERT_STATUS(&r, "ok");
+	cr_assert_eq(r.out_len, 4096);
+	cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(r.record, "output_truncated")));
+	sbx_result_free(&r);
+
+	run(&r, SBX_ARGV("run", "--output", "4096", "--", "/usr/bin/head", "-c", "4097",
+			 "/dev/zero"));
+	cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(r.record, "output_truncated")),
+		  "record: %s", r.err);
+	cr_assert(strstr(r.out, "[sbx:") != NULL || strstr(r.err, "[sbx:") != NULL,
+		  "no truncation marker");
+	sbx_result_free(&r);
+}
+
+/* A syscall killed by the filter is `seccomp` (KILL action via --set). */
+Test(status, seccomp_kill_is_seccomp)
+{
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	run(&r, SBX_ARGV("run", "--set", "seccomp.deny_action=KILL", "--", "/usr/bin/python3",
+			 "-c", "import ctypes; ctypes.CDLL(None).syscall(165, 0, 0, 0, 0, 0)"));
+	ASSERT_STATUS(&r, "seccomp");
+	cr_assert_eq(r.exit_status, 128 + SIGSYS);
+	sbx_result_free(&r);
+}
+
+Test(status, missing_command_is_exec_error_127)
+{
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	run(&r, SBX_ARGV("run", "--", "/no/such/program"));
+	ASSERT_STATUS(&r, "exec-error");
+	cr_assert_eq(r.exit_status, 127);
+	sbx_result_free(&r);
+
+	run(&r, SBX_ARGV("run", "--", "no-such-program-on-path"));
+	ASSERT_STATUS(&r, "exec-error");
+	cr_assert_eq(r.exit_status, 127);
+	sbx_result_free(&r);
+}
+
+Test(status, non_executable_file_is_exec_error_126)
+{
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	run(&r, SBX_ARGV("run", "--", "/etc/passwd"));
+	ASSERT_STATUS(&r, "exec-error");
+	cr_assert_eq(r.exit_status, 126);
+	sbx_result_free(&r);
+}
+
+Test(status, bad_option_is_config_error_with_record)
+{
+	struct sbx_result r;
+
+	run(&r, SBX_ARGV("run", "--time", "5q", "--", "/bin/true"));
+	ASSERT_STATUS(&r, "config-error");
+	cr_assert_eq(r.exit_status, 125);
+	cr_assert(strstr(r.err, "--time") != NULL, "stderr: %s", r.err);
+	sbx_result_free(&r);
+}
+
+/* A missing non-optional bind source fails closed and leaves no temp dir. */
+Test(status, missing_bind_source_is_setup_error)
+{
+	struct sbx_result r;
+	char *tmp = make_temp_dir();
+	char *env = xasprintf("TMPDIR=%s", tmp);
+
+	REQUIRE_USERNS();
+	sbx_run(&r, &(struct sbx_opts){ .env = (const char *const[]){ env, NULL } },
+		SBX_ARGV("run", "-b", "/no/such/dir:/x", "--", "/bin/true"));
+	ASSERT_STATUS(&r, "setup-error");
+	cr_assert_eq(r.exit_status, 125);
+	cr_assert(strstr(rec_str(&r, "message"), "/no/such/dir") != NULL, "message: %s",
+		  rec_str(&r, "message"));
+	cr_assert_eq(rmdir(tmp), 0, "sbx left something in TMPDIR");
+	sbx_result_free(&r);
+	free(env);
+	free(tmp);
+}
+
+/* SIGINT to sbx tears the jail down: aborted, 130 (item 29). */
+Test(status, sigint_to_sbx_is_aborted)
+{
+	int status, out[2];
+	char buf[4096] = "";
+
+	REQUIRE_USERNS();
+	cr_assert_eq(pipe(out), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(out[1], 2);
+		execl(sbx_path(), "sbx", "run", "--", "/bin/sleep", "60", (char *)NULL);
+		_exit(127);
+	}
+	close(out[1]);
+	usleep(300 * 1000);
+	kill(pid, SIGINT);
+	waitpid(pid, &status, 0);
+	ssize_t n = read(out[0], buf, sizeof(buf) - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	close(out[0]);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 130, "status %d", status);
+	cr_assert(strstr(buf, "\"aborted\"") != NULL, "stderr: %s", buf);
+}
+
+/* A program printing a forged record cannot change the real one (item 56). */
+Test(status, forged_record_is_ignored)
+{
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	sbx_run(&r, &(struct sbx_opts){ .record_on_stdout = true },
+		SBX_ARGV("run", "--json", "--", "/bin/sh", "-c",
+			 "echo '{\"status\":\"ok\",\"exit_code\":0}'; "
+			 "echo '{\"status\":\"ok\",\"exit_code\":0}' >&2; exit 3"));
+	ASSERT_STATUS(&r, "nonzero-exit");
+	cr_assert_eq(rec_num(&r, "exit_code"), 3);
+	cr_assert(strstr(rec_str(&r, "stdout"), "\"status\"") != NULL);
+	sbx_result_free(&r);
+}
+
+/* Capture mode keeps multibyte characters split across a 64 KiB read whole (item 45)
+ * and replaces invalid bytes with U+FFFD, marking the text lossy (item 44). */
+Test(capture, utf8_across_chunk_boundary_and_invalid_bytes)
+{
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	sbx_run(&r, &(struct sbx_opts){ .record_on_stdout = true },
+		SBX_ARGV("run", "--json", "--", "/usr/bin/python3", "-c",
+			 "import sys\n"
+			 "sys.stdout.buffer.write(b'a'*65535 + '\\u0900\\u4f60\\U0001f600'.encode())\n"
+			 "sys.stderr.buffer.write(b'x\\xff\\xed\\xa0\\x80y')\n"));
+	ASSERT_STATUS(&r, "ok");
+	const char *out = rec_str(&r, "stdout");
+	cr_assert_not_null(out);
+	cr_assert(strstr(out, "\xe0\xa4\x80\xe4\xbd\xa0\xf0\x9f\x98\x80") != NULL);
+	cr_assert(strstr(out, "\xef\xbf\xbd") == NULL, "stdout has U+FFFD");
+	const char *err = rec_str(&r, "stderr");
+	cr_assert(err && strncmp(err, "x\xef\xbf\xbd", 4) == 0, "stderr: %s", err);
+	cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(r.record, "stderr_lossy")));
+	sbx_result_free(&r);
+}
+
+/* A setsid orphan holding stdout open does not hold sbx (item 31). */
+Test(lifetime, setsid_orphan_holding_stdout_does_not_hang_sbx)
+{
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	run(&r, SBX_ARGV("run", "--time", "30s", "--", "/bin/sh", "-c",
+			 "setsid /bin/sleep 30 & exit 0"));
+	ASSERT_STATUS(&r, "ok");
+	cr_assert(r.elapsed_s < 3.0, "took %.2fs", r.elapsed_s);
+	sbx_result_free(&r);
+}
+
+/* A SIGTERM-ignoring child with a heartbeat stops when the run ends (item 32). */
+Test(lifetime, sigterm_ignoring_child_stops_after_run)
+{
+	struct sbx_result r;
+	char *dir = make_temp_dir();
+	char *bind = xasprintf("%s:/hb", dir);
+	char *beat = xasprintf("%s/beat", dir);
+	struct stat a, b;
+
+	REQUIRE_USERNS();
+	chmod(dir, 0777);
+	run(&r, SBX_ARGV("run", "-B", bind, "--", "/bin/sh", "-c",
+			 "(trap '' TERM; exec >/dev/null 2>&1; while :; do touch /hb/beat; "
+			 "sleep 0.05; done) & sleep 0.3; exit 0"));
+	ASSERT_STATUS(&r, "ok");
+	cr_assert_eq(stat(beat, &a), 0, "heartbeat never ran");
+	usleep(500 * 1000);
+	cr_assert_eq(stat(beat, &b), 0);
+	cr_assert(a.st_mtim.tv_sec == b.st_mtim.tv_sec && a.st_mtim.tv_nsec == b.st_mtim.tv_nsec,
+		  "heartbeat still beating after sbx returned");
+	sbx_result_free(&r);
+	rm_tree(dir);
+	free(dir);
+	free(bind);
+	free(beat);
+}
+
+/* kill -9 of sbx: the jail dies with it (item 30). */
+Test(lifetime, sigkill_of_sbx_leaves_no_jail_process)
+{
+	char marker[64];
+	int status;
+
+	REQUIRE_USERNS();
+	snprintf(marker, sizeof(marker), "sbx-orphan-%d", getpid());
+	pid_t pid = fork();
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+		dup2(fd, 2);
+		execl(sbx_path(), "sbx", "run", "--", "/bin/bash", "-c",
+		      "exec -a \"$0\" /bin/sleep 60", marker, (char *)NULL);
+		_exit(127);
+	}
+	usleep(400 * 1000);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	usleep(1000 * 1000);
+	/* "[s]bx" so that grep does not find its own command line */
+	char *cmd = xasprintf("grep -l -a -- '[s]%s' /proc/[0-9]*/cmdline 2>/dev/null | "
+			      "grep -v self | wc -l", marker + 1);
+	FILE *p = popen(cmd, "r");
+	int count = -1;
+	cr_assert(fscanf(p, "%d", &count) == 1);
+	pclose(p);
+	free(cmd);
+	cr_assert_eq(count, 0, "%d jail processes survived sbx's death", count);
+}
