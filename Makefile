@@ -38,7 +38,7 @@ CFLAGS  += -std=gnu11 $(OPT) -Wall -Wextra -Werror -Wshadow -Wformat=2 \
            -fstack-protector-strong -fPIE -MMD -MP \
            -DSBX_VERSION='"$(VERSION)"' -Isrc -I$(BUILD)/gen $(PKG_CFLAGS) $(SAN_FLAGS)
 LDFLAGS += -pie -Wl,-z,relro,-z,now $(SAN_FLAGS)
-LDLIBS  += $(PKG_LIBS)
+LDLIBS  += $(PKG_LIBS) -lm
 
 SRC        := $(shell find src -name '*.c' | sort)
 OBJ        := $(SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/builtin_policies.o

@@ -23,15 +23,25 @@ int err_set(struct sbx_err *err, enum err_kind kind, int sys_errno,
 
 int err_prefix(struct sbx_err *err, const char *fmt, ...)
 {
-	char head[256], old[sizeof(err->msg)];
+	char old[sizeof(err->msg)];
+	size_t n;
 	va_list ap;
 
 	if (!err)
 		return -1;
-	va_start(ap, fmt);
-	vsnprintf(head, sizeof(head), fmt, ap);
-	va_end(ap);
 	memcpy(old, err->msg, sizeof(old));
-	snprintf(err->msg, sizeof(err->msg), "%s: %s", head, old);
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	n = strlen(err->msg);
+	/* the message is for people: cut it rather than fail */
+	if (n + 2 < sizeof(err->msg)) {
+		memcpy(err->msg + n, ": ", 2);
+		n += 2;
+		size_t room = sizeof(err->msg) - n - 1;
+		size_t len = strnlen(old, room);
+		memcpy(err->msg + n, old, len);
+		err->msg[n + len] = '\0';
+	}
 	return -1;
 }

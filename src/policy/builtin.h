@@ -1,5 +1,5 @@
 /*
- * builtin.h - policies compiled into the binary from policy/*.policy.
+ * builtin.h - policies compiled into the binary from policy/NAME.policy.
  * The table is generated at build time by tools/embed-policies.sh into
  * build/gen/builtin_policies.c; never copy policy text by hand.
  */

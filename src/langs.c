@@ -1,0 +1,244 @@
+/*
+ * langs.c - `sbx langs [--json]`: the language presets and whether this host
+ * has their runtime.
+ *
+ * Presets are the built-in policies plus $XDG_CONFIG_HOME/sbx/NAME.policy and
+ * /etc/sbx/NAME.policy that have a lang block; a user file overrides a
+ * built-in of the same name (XDG > /etc > built-in).  The runtime is the
+ * first word of lang.version (else lang.run); this pass only checks that
+ * it is an executable file on the host, it does not run it.
+ */
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "help.h"
+#include "policy/builtin.h"
+#include "policy/policy.h"
+
+struct preset {
+	char *name;
+	char *path;     /* NULL = built-in */
+};
+
+struct preset_list {
+	struct preset *v;
+	size_t n;
+};
+
+/* Add or override NAME; later calls win (higher precedence). */
+static int preset_put(struct preset_list *l, const char *name, const char *path)
+{
+	char *n = strdup(name), *p = path ? strdup(path) : NULL;
+	struct preset *v;
+
+	if (!n || (path && !p))
+		goto oom;
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i].name, name)) {
+			free(n);
+			free(l->v[i].path);
+			l->v[i].path = p;
+			return 0;
+		}
+	v = realloc(l->v, (l->n + 1) * sizeof(*v));
+	if (!v)
+		goto oom;
+	l->v = v;
+	v[l->n++] = (struct preset){ n, p };
+	return 0;
+oom:
+	free(n);
+	free(p);
+	return -1;
+}
+
+static int scan_dir(struct preset_list *l, const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int rc = 0;
+
+	if (!d)
+		return 0; /* no such directory: nothing installed there */
+	while (rc == 0 && (e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		char *path, *name;
+
+		if (len <= 7 || strcmp(e->d_name + len - 7, ".policy") != 0)
+			continue;
+		name = strndup(e->d_name, len - 7);
+		if (!name || asprintf(&path, "%s/%s", dir, e->d_name) < 0) {
+			free(name);
+			rc = -1;
+			break;
+		}
+		rc = preset_put(l, name, path);
+		free(name);
+		free(path);
+	}
+	closedir(d);
+	return rc;
+}
+
+static int collect(struct preset_list *l)
+{
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	char *dir = NULL;
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < builtin_policies_count; i++)
+		rc = preset_put(l, builtin_policies[i].name, NULL);
+	if (rc == 0)
+		rc = scan_dir(l, "/etc/sbx");
+	if (xdg && xdg[0] == '/')
+		rc = rc ? rc : (asprintf(&dir, "%s/sbx", xdg) < 0 ? -1 : 0);
+	else if (home && home[0] == '/')
+		rc = rc ? rc : (asprintf(&dir, "%s/.config/sbx", home) < 0 ? -1 : 0);
+	if (rc == 0 && dir)
+		rc = scan_dir(l, dir);
+	free(dir);
+	return rc;
+}
+
+static const char *runtime_of(const struct policy *p)
+{
+	if (p->lang.version.n > 0)
+		return p->lang.version.v[0];
+	return p->lang.run.n > 0 ? p->lang.run.v[0] : NULL;
+}
+
+static bool runtime_found(const char *bin)
+{
+	struct stat st;
+
+	return bin && bin[0] == '/' && stat(bin, &st) == 0 &&
+	       S_ISREG(st.st_mode) && access(bin, X_OK) == 0;
+}
+
+static void print_row(const struct preset *ps, const struct policy *p)
+{
+	char exts[128] = "";
+	const char *bin = runtime_of(p);
+
+	for (size_t i = 0; i < p->lang.extensions.n; i++) {
+		size_t len = strlen(exts);
+		snprintf(exts + len, sizeof(exts) - len, "%s%s", i ? "," : "",
+			 p->lang.extensions.v[i]);
+	}
+	printf("%-8s %-14s %-28s %-4s %s\n", ps->name, *exts ? exts : "-",
+	       bin ? bin : "-", runtime_found(bin) ? "yes" : "no",
+	       ps->path ? ps->path : "builtin");
+}
+
+static cJSON *row_json(const struct preset *ps, const struct policy *p)
+{
+	cJSON *o = cJSON_CreateObject(), *exts = cJSON_CreateArray();
+	const char *bin = runtime_of(p);
+
+	if (!o || !exts) {
+		cJSON_Delete(o);
+		cJSON_Delete(exts);
+		return NULL;
+	}
+	cJSON_AddItemToObject(o, "extensions", exts);
+	for (size_t i = 0; i < p->lang.extensions.n; i++)
+		cJSON_AddItemToArray(exts, cJSON_CreateString(p->lang.extensions.v[i]));
+	if (!cJSON_AddStringToObject(o, "name", ps->name) ||
+	    !(bin ? cJSON_AddStringToObject(o, "runtime", bin)
+		  : cJSON_AddNullToObject(o, "runtime")) ||
+	    !cJSON_AddBoolToObject(o, "available", runtime_found(bin)) ||
+	    !cJSON_AddBoolToObject(o, "compiled", p->lang.compile.n > 0) ||
+	    !cJSON_AddStringToObject(o, "origin", ps->path ? ps->path : "builtin")) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* Load each preset; list the ones with a lang block.  Returns failures. */
+static int list_presets(const struct preset_list *l, cJSON *array)
+{
+	int failed = 0;
+
+	if (!array)
+		printf("%-8s %-14s %-28s %-4s %s\n", "NAME", "EXTENSIONS",
+		       "RUNTIME", "HERE", "ORIGIN");
+	for (size_t i = 0; i < l->n; i++) {
+		const struct preset *ps = &l->v[i];
+		struct policy p;
+		struct sbx_err err = { 0 };
+
+		if (policy_load(ps->path ? ps->path : ps->name, &p, &err) < 0) {
+			fprintf(stderr, "sbx: langs: %s\n", err.msg);
+			failed++;
+			continue;
+		}
+		if (p.lang.present && array) {
+			cJSON *row = row_json(ps, &p);
+			if (!row || !cJSON_AddItemToArray(array, row))
+				failed++;
+		} else if (p.lang.present) {
+			print_row(ps, &p);
+		}
+		policy_free(&p);
+	}
+	return failed;
+}
+
+static int print_json(const struct preset_list *l)
+{
+	cJSON *array = cJSON_CreateArray();
+	char *text;
+	int failed;
+
+	if (!array)
+		return 1;
+	failed = list_presets(l, array);
+	text = cJSON_PrintUnformatted(array);
+	cJSON_Delete(array);
+	if (!text)
+		return failed + 1;
+	puts(text);
+	free(text);
+	return failed;
+}
+
+int cmd_langs(int argc, char **argv)
+{
+	struct preset_list l = { 0 };
+	bool json = false;
+	int failed;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			json = true;
+		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			help_print_command("langs", stdout);
+			return 0;
+		} else {
+			fprintf(stderr, "sbx: langs: unknown argument '%s' (usage: sbx langs [--json])\n",
+				argv[i]);
+			return 125;
+		}
+	}
+	if (collect(&l) < 0) {
+		fprintf(stderr, "sbx: langs: out of memory\n");
+		failed = 1;
+	} else {
+		failed = json ? print_json(&l) : list_presets(&l, NULL);
+	}
+	for (size_t i = 0; i < l.n; i++) {
+		free(l.v[i].name);
+		free(l.v[i].path);
+	}
+	free(l.v);
+	if (fflush(stdout) != 0)
+		failed++;
+	return failed ? 125 : 0;
+}

@@ -1,0 +1,367 @@
+/*
+ * workspace.c - make, fill and remove the run's workspace; see workspace.h.
+ *
+ * Removal walks the tree with openat/unlinkat only, one directory fd at a
+ * time (so a 100,000-deep tree cannot exhaust fds or the stack): it climbs
+ * back with "..", and checks that ".." is the directory it came from, so a
+ * rename during removal can never lead it out of the workspace.
+ */
+#include "workspace.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Run by root, the jailed program is host uid/gid 65534 (spec §1). */
+#define JAILED_ROOT_UID 65534
+#define JAILED_ROOT_GID 65534
+/* Bounds the removal walk (entries + directory visits). */
+#define REMOVE_BUDGET 50000000UL
+
+static const char *tmp_root(void)
+{
+	const char *t = getenv("TMPDIR");
+
+	return (t && t[0] == '/') ? t : "/tmp";
+}
+
+static int make_disposable(struct workspace *ws, struct sbx_err *err)
+{
+	if (asprintf(&ws->host_path, "%s/sbx-XXXXXX", tmp_root()) < 0) {
+		ws->host_path = NULL;
+		return err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
+	}
+	/* mkdtemp: a unique 0700 directory, so parallel runs never share one */
+	if (!mkdtemp(ws->host_path))
+		return err_set(err, ERR_SETUP, errno,
+			       "mkdtemp %s: %s (set TMPDIR to a writable directory)",
+			       ws->host_path, strerror(errno));
+	ws->disposable = true;
+	ws->dirfd = open(ws->host_path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (ws->dirfd < 0)
+		return err_set(err, ERR_SETUP, errno, "open %s: %s",
+			       ws->host_path, strerror(errno));
+	/* as root the program is uid 65534 on the host: let it write here */
+	if (geteuid() == 0 &&
+	    fchown(ws->dirfd, JAILED_ROOT_UID, JAILED_ROOT_GID) < 0)
+		return err_set(err, ERR_SETUP, errno, "chown %s: %s",
+			       ws->host_path, strerror(errno));
+	return 0;
+}
+
+static int adopt_workdir(struct workspace *ws, const char *dir,
+			 struct sbx_err *err)
+{
+	struct stat st;
+
+	ws->host_path = realpath(dir, NULL);
+	if (!ws->host_path)
+		return err_set(err, ERR_USAGE, errno,
+			       "--workdir %s: %s (create the directory first)",
+			       dir, strerror(errno));
+	ws->dirfd = open(ws->host_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (ws->dirfd < 0 || fstat(ws->dirfd, &st) < 0)
+		return err_set(err, ERR_USAGE, errno, "--workdir %s: %s", dir,
+			       strerror(errno));
+	return 0;
+}
+
+int workspace_open(struct workspace *ws, const char *workdir, struct sbx_err *err)
+{
+	ws->host_path = NULL;
+	ws->dirfd = -1;
+	ws->disposable = false;
+	if (workdir)
+		return adopt_workdir(ws, workdir, err);
+	return make_disposable(ws, err);
+}
+
+/* ---- copy in ---------------------------------------------------------- */
+
+static int copy_bytes(int in, int out)
+{
+	char buf[65536];
+	ssize_t n;
+
+	while ((n = read(in, buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		for (ssize_t off = 0; off < n;) {
+			ssize_t w = write(out, buf + off, (size_t)(n - off));
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0)
+				return -1;
+			off += w;
+		}
+	}
+	return 0;
+}
+
+static int open_source(const char *src, const char *option, struct sbx_err *err)
+{
+	struct stat st;
+	/* O_NOFOLLOW: copy the file named, not whatever a symlink points at;
+	 * O_NONBLOCK: a FIFO cannot hang sbx before the run starts */
+	int fd = open(src, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0 && errno == ELOOP)
+		return err_set(err, ERR_USAGE, ELOOP,
+			       "%s %s: is a symbolic link (name the file it points to)",
+			       option, src);
+	if (fd < 0)
+		return err_set(err, ERR_USAGE, errno, "%s %s: %s", option, src,
+			       strerror(errno));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return err_set(err, ERR_USAGE, 0, "%s %s: not a regular file",
+			       option, src);
+	}
+	return fd;
+}
+
+static const char *checked_basename(const char *src, const char *option,
+				    struct sbx_err *err)
+{
+	const char *base = strrchr(src, '/');
+
+	base = base ? base + 1 : src;
+	if (!*base || !strcmp(base, ".") || !strcmp(base, "..")) {
+		err_set(err, ERR_USAGE, 0, "%s %s: not a file name", option, src);
+		return NULL;
+	}
+	return base;
+}
+
+static int open_target(const struct workspace *ws, const char *name,
+		       const char *option, struct sbx_err *err)
+{
+	int fd;
+
+	/* a persistent workspace keeps the copy of the last run: replace it */
+	if (!ws->disposable && unlinkat(ws->dirfd, name, 0) < 0 && errno != ENOENT)
+		return err_set(err, ERR_SETUP, errno,
+			       "%s: cannot replace %s/%s: %s", option,
+			       ws->host_path, name, strerror(errno));
+	/* O_EXCL|O_NOFOLLOW: never write through a link planted in the workspace */
+	fd = openat(ws->dirfd, name,
+		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0 && errno == EEXIST)
+		return err_set(err, ERR_USAGE, EEXIST,
+			       "%s: a file named '%s' is already in the workspace (rename one of them)",
+			       option, name);
+	if (fd < 0)
+		return err_set(err, ERR_SETUP, errno, "%s: create %s/%s: %s",
+			       option, ws->host_path, name, strerror(errno));
+	if (ws->disposable && geteuid() == 0 &&
+	    fchown(fd, JAILED_ROOT_UID, JAILED_ROOT_GID) < 0) {
+		err_set(err, ERR_SETUP, errno, "chown %s/%s: %s", ws->host_path,
+			name, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int workspace_copy_in(const struct workspace *ws, const char *src,
+		      const char *option, struct sbx_err *err)
+{
+	const char *name = checked_basename(src, option, err);
+	int in, out, rc = 0;
+
+	if (!name)
+		return -1;
+	in = open_source(src, option, err);
+	if (in < 0)
+		return -1;
+	out = open_target(ws, name, option, err);
+	if (out < 0) {
+		close(in);
+		return -1;
+	}
+	if (copy_bytes(in, out) < 0)
+		rc = err_set(err, ERR_SETUP, errno, "%s: copying %s: %s", option,
+			     src, strerror(errno));
+	close(in);
+	if (close(out) < 0 && rc == 0)
+		rc = err_set(err, ERR_SETUP, errno, "%s: writing %s/%s: %s",
+			     option, ws->host_path, name, strerror(errno));
+	if (rc < 0)
+		unlinkat(ws->dirfd, name, 0);
+	return rc;
+}
+
+/* ---- removal ---------------------------------------------------------- */
+
+struct dir_id {
+	dev_t dev;
+	ino_t ino;
+};
+
+struct walk {
+	struct dir_id *stack; /* identities of the directories above cur */
+	size_t depth, cap;
+	int cur;
+	unsigned long budget;
+};
+
+/* Open directory NAME in DIRFD, never through a symlink. */
+static int open_child(int dirfd, const char *name)
+{
+	int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+	int fd = openat(dirfd, name, flags);
+
+	/* a directory the program made mode 000: make it ours to empty; the
+	 * NOFOLLOW chmod cannot touch a symlink's target */
+	if (fd < 0 && errno == EACCES &&
+	    fchmodat(dirfd, name, 0700, AT_SYMLINK_NOFOLLOW) == 0)
+		fd = openat(dirfd, name, flags);
+	return fd;
+}
+
+static bool is_dir_entry(int dirfd, const struct dirent *e)
+{
+	struct stat st;
+
+	if (e->d_type != DT_UNKNOWN)
+		return e->d_type == DT_DIR;
+	return fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       S_ISDIR(st.st_mode);
+}
+
+/*
+ * Remove what can be removed in W->cur.  Returns 0 when it is empty, 1 with
+ * *child open on a non-empty subdirectory to descend into, -1 on error.
+ */
+static int empty_dir(struct walk *w, int *child)
+{
+	int fd = fcntl(w->cur, F_DUPFD_CLOEXEC, 0);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+	int rc = 0;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	rewinddir(d); /* the dup shares the offset of an earlier scan */
+	(void)fchmod(w->cur, 0700); /* a 0555 directory would refuse unlink */
+	while (rc == 0 && (e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (w->budget-- == 0) {
+			errno = EMLINK;
+			rc = -1;
+		} else if (!is_dir_entry(w->cur, e)) {
+			rc = unlinkat(w->cur, e->d_name, 0);
+		} else if (unlinkat(w->cur, e->d_name, AT_REMOVEDIR) < 0) {
+			if (errno != ENOTEMPTY && errno != EEXIST && errno != EACCES)
+				rc = -1;
+			else if ((*child = open_child(w->cur, e->d_name)) < 0)
+				rc = -1;
+			else
+				rc = 1;
+		}
+	}
+	closedir(d);
+	return rc;
+}
+
+static int push_identity(struct walk *w, int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return -1;
+	if (w->depth == w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 64;
+		struct dir_id *s = realloc(w->stack, cap * sizeof(*s));
+		if (!s) {
+			errno = ENOMEM;
+			return -1;
+		}
+		w->stack = s;
+		w->cap = cap;
+	}
+	w->stack[w->depth++] = (struct dir_id){ st.st_dev, st.st_ino };
+	return 0;
+}
+
+/* Back to the parent; it must be the directory we came from. */
+static int climb(struct walk *w)
+{
+	int parent = openat(w->cur, "..", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct dir_id want = w->stack[w->depth - 2];
+	struct stat st;
+
+	/* a rename during removal must not lead the walk out of the tree */
+	if (parent < 0 || fstat(parent, &st) < 0 || st.st_dev != want.dev ||
+	    st.st_ino != want.ino) {
+		if (parent >= 0)
+			close(parent);
+		errno = parent < 0 ? errno : ESTALE;
+		return -1;
+	}
+	close(w->cur);
+	w->cur = parent;
+	w->depth--;
+	return 0;
+}
+
+static int remove_contents(int rootfd)
+{
+	struct walk w = { .cur = fcntl(rootfd, F_DUPFD_CLOEXEC, 0),
+			  .budget = REMOVE_BUDGET };
+	int rc = w.cur < 0 ? -1 : push_identity(&w, w.cur);
+
+	while (rc == 0) {
+		int child = -1, r = empty_dir(&w, &child);
+
+		if (r < 0 || (r == 1 && push_identity(&w, child) < 0)) {
+			if (child >= 0)
+				close(child);
+			rc = -1;
+		} else if (r == 1) {
+			close(w.cur);
+			w.cur = child;
+		} else if (w.depth == 1) {
+			break; /* the root is empty */
+		} else if (climb(&w) < 0) {
+			rc = -1;
+		}
+	}
+	if (w.cur >= 0)
+		close(w.cur);
+	free(w.stack);
+	return rc;
+}
+
+int workspace_close(struct workspace *ws, struct sbx_err *err)
+{
+	int rc = 0;
+
+	if (ws->disposable && ws->dirfd >= 0) {
+		if (remove_contents(ws->dirfd) < 0 || rmdir(ws->host_path) < 0)
+			rc = err_set(err, ERR_SETUP, errno,
+				     "could not remove the workspace %s: %s (remove it by hand)",
+				     ws->host_path, strerror(errno));
+	} else if (ws->disposable && ws->host_path) {
+		(void)rmdir(ws->host_path); /* made but never opened */
+	}
+	if (ws->dirfd >= 0)
+		close(ws->dirfd);
+	free(ws->host_path);
+	ws->dirfd = -1;
+	ws->host_path = NULL;
+	return rc;
+}

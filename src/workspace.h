@@ -1,0 +1,35 @@
+/*
+ * workspace.h - the host directory mounted at the policy's workspace path.
+ *
+ * Disposable (default): a fresh private directory made by mkdtemp under
+ * $TMPDIR (or /tmp), removed after the run without ever following a
+ * symlink or leaving the tree.  Persistent (-w DIR): DIR itself, never
+ * removed.  Files are copied in by descriptor (O_NOFOLLOW in, O_EXCL out).
+ */
+#ifndef SBX_WORKSPACE_H
+#define SBX_WORKSPACE_H
+
+#include <stdbool.h>
+
+#include "err.h"
+
+struct workspace {
+	char *host_path; /* absolute */
+	int dirfd;       /* O_DIRECTORY|O_CLOEXEC fd of host_path, -1 = none */
+	bool disposable;
+};
+
+/* Make a disposable workspace, or adopt WORKDIR (must be a directory). */
+int workspace_open(struct workspace *ws, const char *workdir, struct sbx_err *err);
+
+/* Copy the regular file SRC into the workspace as basename(SRC). */
+int workspace_copy_in(const struct workspace *ws, const char *src,
+		      const char *option, struct sbx_err *err);
+
+/*
+ * Close WS; remove it when disposable.  Returns -1 with ERR filled when
+ * removal failed (the directory is then left in place and named in ERR).
+ */
+int workspace_close(struct workspace *ws, struct sbx_err *err);
+
+#endif
