@@ -49,4 +49,11 @@ int jail_spawn(const struct jail_spec *spec, struct jail *out, struct sbx_err *e
 /* Close the supervisor's fds of J (does not signal). */
 void jail_release(struct jail *j);
 
+/*
+ * Refuse to run when installed setuid/setgid (euid != uid or egid != gid):
+ * sbx is designed to run with the caller's own privileges only.  Returns
+ * 0, or -1 with err (ERR_SETUP) saying how to reinstall.  Called early by main.
+ */
+int jail_check_not_setuid(struct sbx_err *err);
+
 #endif

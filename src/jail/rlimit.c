@@ -1,0 +1,113 @@
+/*
+ * rlimit.c - the policy's per-process limits, applied in the target.
+ *
+ * Each limit is the strictest of the policy's value and the one sbx
+ * inherited: sbx under a tight `ulimit` must still run (a hard limit
+ * cannot be raised without privileges, so asking for more would fail with
+ * EPERM), and the program never gets more than either allows.
+ * RLIM_INFINITY means unlimited and is never compared as a number.
+ */
+#include "jail/internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "policy/policy.h"
+
+#define MIB (1024ull * 1024ull)
+
+static rlim_t strictest(rlim_t a, rlim_t b)
+{
+	if (a == RLIM_INFINITY)
+		return b;
+	if (b == RLIM_INFINITY)
+		return a;
+	return a < b ? a : b;
+}
+
+static int set_limit(int res, const char *name, rlim_t soft, rlim_t hard,
+		     struct sbx_err *err)
+{
+	struct rlimit cur, want;
+
+	if (getrlimit(res, &cur) < 0)
+		return err_set(err, ERR_SETUP, errno, "getrlimit(%s): %s", name,
+			       strerror(errno));
+	want.rlim_max = strictest(hard, cur.rlim_max);
+	want.rlim_cur = strictest(strictest(soft, cur.rlim_cur), want.rlim_max);
+	if (setrlimit(res, &want) < 0)
+		return err_set(err, ERR_SETUP, errno, "setrlimit(%s): %s", name,
+			       strerror(errno));
+	return 0;
+}
+
+/* Policy value times UNIT, or RLIM_INFINITY when unset/unlimited. */
+static rlim_t policy_value(const struct policy *p, enum limit_id id, uint64_t unit)
+{
+	uint64_t v = policy_limit(p, id);
+
+	if (v == 0 || v == LIMIT_UNLIMITED || v > (uint64_t)RLIM_INFINITY / unit / 2)
+		return RLIM_INFINITY;
+	return (rlim_t)(v * unit);
+}
+
+/*
+ * CPU: soft = the budget rounded up to seconds, hard = soft + 1, so that
+ * SIGXCPU (catchable, reported as cpu-limit) comes a second before the
+ * SIGKILL.  Under a lower inherited hard limit, soft = hard - 1.
+ */
+static int set_cpu(const struct policy *p, struct sbx_err *err)
+{
+	uint64_t ms = policy_limit(p, LIM_CPU_TIME_MS);
+	struct rlimit cur;
+	rlim_t soft, hard;
+
+	if (ms == 0 || ms == LIMIT_UNLIMITED)
+		return 0;
+	if (getrlimit(RLIMIT_CPU, &cur) < 0)
+		return err_set(err, ERR_SETUP, errno, "getrlimit(RLIMIT_CPU): %s",
+			       strerror(errno));
+	soft = (ms + 999) / 1000;
+	hard = soft + 1;
+	if (cur.rlim_max != RLIM_INFINITY && cur.rlim_max < hard) {
+		hard = cur.rlim_max;
+		soft = hard > 0 ? hard - 1 : 0;
+	}
+	return set_limit(RLIMIT_CPU, "RLIMIT_CPU", soft, hard, err);
+}
+
+/* Last before seccomp and exec: past this point nothing may map memory
+ * (a sanitizer runtime's reservations alone exceed any sane limit). */
+int rlimit_apply_memory(const struct policy *p, struct sbx_err *err)
+{
+	rlim_t v = policy_value(p, LIM_MEMORY_MB, MIB);
+
+	return set_limit(RLIMIT_AS, "RLIMIT_AS", v, v, err);
+}
+
+int rlimit_apply(const struct policy *p, struct sbx_err *err)
+{
+	rlim_t nproc = policy_value(p, LIM_PROCESSES, 1);
+	rlim_t v;
+
+	if (set_cpu(p, err) < 0)
+		return -1;
+	/* Counted per user namespace (kernel >= 5.14); +1 for the init. */
+	if (nproc != RLIM_INFINITY)
+		nproc += 1;
+	if (set_limit(RLIMIT_NPROC, "RLIMIT_NPROC", nproc, nproc, err) < 0)
+		return -1;
+	v = policy_value(p, LIM_FILE_SIZE_MB, MIB);
+	if (set_limit(RLIMIT_FSIZE, "RLIMIT_FSIZE", v, v, err) < 0)
+		return -1;
+	v = policy_value(p, LIM_OPEN_FILES, 1);
+	if (set_limit(RLIMIT_NOFILE, "RLIMIT_NOFILE", v, v, err) < 0)
+		return -1;
+	v = policy_value(p, LIM_STACK_MB, MIB);
+	if (set_limit(RLIMIT_STACK, "RLIMIT_STACK", v, v, err) < 0)
+		return -1;
+	/* No core files: they would land in the workspace and leak memory. */
+	return set_limit(RLIMIT_CORE, "RLIMIT_CORE", 0, 0, err);
+}

@@ -1,0 +1,414 @@
+/*
+ * seccomp.c - the @groups of syscalls and the filter built from a policy.
+ *
+ * The filter is one BPF program compiled in the supervisor, before the
+ * clone.  libseccomp resolves names; the program itself is generated here
+ * (a binary search over runs of syscall numbers with the same action),
+ * because libseccomp needs ~2 ms to build and export an allowlist this
+ * size, the whole start-up budget, and cannot express "allow ioctl except
+ * two requests" under a non-ALLOW default.  Fixed rules, whatever the
+ * policy says:
+ *   - any non-x86_64 ABI (i386 int 0x80, x32) kills the process;
+ *   - clone3 -> ENOSYS (glibc falls back to clone);
+ *   - clone with a namespace flag -> EPERM;
+ *   - ioctl TIOCSTI/TIOCLINUX -> EPERM (low 32 bits compared);
+ *   - personality other than PER_LINUX (0) or the query 0xffffffff -> EPERM.
+ * tests/unit/test_seccomp.c runs the program through a BPF interpreter.
+ */
+#include "jail/seccomp.h"
+
+#include <errno.h>
+#include <linux/audit.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+
+#define SC_NR_MAX 1024
+
+/* clone() flags that create namespaces (CLONE_NEWTIME is clone3-only). */
+#define SC_CLONE_NS_FLAGS                                                     \
+	(CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC |        \
+	 CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET)
+
+#define LIST(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+static const char *const default_syscalls[] = {
+	/* files and directories */
+	"read", "write", "open", "openat", "openat2", "close", "close_range",
+	"creat", "stat", "fstat", "lstat", "newfstatat", "statx", "statfs",
+	"fstatfs", "lseek", "pread64", "pwrite64", "readv", "writev",
+	"preadv", "pwritev", "preadv2", "pwritev2", "access", "faccessat",
+	"faccessat2", "dup", "dup2", "dup3", "fcntl", "flock", "fsync",
+	"fdatasync", "syncfs", "sync", "sync_file_range", "truncate",
+	"ftruncate", "fallocate", "fadvise64", "readahead", "getdents",
+	"getdents64", "getcwd", "chdir", "fchdir", "rename", "renameat",
+	"renameat2", "mkdir", "mkdirat", "rmdir", "link", "linkat", "unlink",
+	"unlinkat", "symlink", "symlinkat", "readlink", "readlinkat", "chmod",
+	"fchmod", "fchmodat", "chown", "fchown", "lchown", "fchownat",
+	"umask", "utime", "utimes", "utimensat", "futimesat", "mknod",
+	"mknodat", "sendfile", "splice", "tee", "vmsplice", "copy_file_range",
+	"setxattr", "lsetxattr", "fsetxattr", "getxattr", "lgetxattr",
+	"fgetxattr", "listxattr", "llistxattr", "flistxattr", "removexattr",
+	"lremovexattr", "fremovexattr", "inotify_init", "inotify_init1",
+	"inotify_add_watch", "inotify_rm_watch", "fanotify_mark",
+	/* memory */
+	"brk", "mmap", "munmap", "mprotect", "mremap", "msync", "mincore",
+	"madvise", "mlock", "mlock2", "munlock", "mlockall", "munlockall",
+	"remap_file_pages", "memfd_create", "membarrier", "get_mempolicy",
+	"pkey_mprotect", "pkey_alloc", "pkey_free",
+	/* processes and threads (clone's namespace flags are refused) */
+	"clone", "fork", "vfork", "execve", "execveat", "exit", "exit_group",
+	"wait4", "waitid", "kill", "tkill", "tgkill", "getpid", "getppid",
+	"gettid", "getpgid", "setpgid", "getpgrp", "getsid", "setsid",
+	"set_tid_address", "set_robust_list", "get_robust_list", "rseq",
+	"futex", "futex_waitv", "arch_prctl", "prctl", "set_thread_area",
+	"get_thread_area", "personality", "seccomp", "pidfd_open",
+	"pidfd_send_signal", "process_mrelease", "restart_syscall",
+	"landlock_create_ruleset", "landlock_add_rule",
+	"landlock_restrict_self",
+	/* credentials (changes need capabilities the jail does not have) */
+	"getuid", "geteuid", "getgid", "getegid", "getresuid", "getresgid",
+	"getgroups", "setuid", "setgid", "setreuid", "setregid", "setresuid",
+	"setresgid", "setfsuid", "setfsgid", "setgroups", "capget", "capset",
+	/* scheduling and limits (raising a hard limit fails with EPERM) */
+	"sched_yield", "sched_setparam", "sched_getparam",
+	"sched_setscheduler", "sched_getscheduler", "sched_get_priority_max",
+	"sched_get_priority_min", "sched_rr_get_interval",
+	"sched_setaffinity", "sched_getaffinity", "sched_setattr",
+	"sched_getattr", "getpriority", "setpriority", "ioprio_get",
+	"ioprio_set", "getrlimit", "setrlimit", "prlimit64", "getrusage",
+	"getcpu",
+	/* signals */
+	"rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "rt_sigpending",
+	"rt_sigtimedwait", "rt_sigqueueinfo", "rt_tgsigqueueinfo",
+	"rt_sigsuspend", "sigaltstack", "pause", "alarm", "getitimer",
+	"setitimer", "signalfd", "signalfd4",
+	/* time */
+	"time", "gettimeofday", "clock_gettime", "clock_getres",
+	"clock_nanosleep", "nanosleep", "times", "timer_create",
+	"timer_settime", "timer_gettime", "timer_getoverrun", "timer_delete",
+	"timerfd_create", "timerfd_settime", "timerfd_gettime",
+	/* waiting and events */
+	"poll", "ppoll", "select", "pselect6", "epoll_create",
+	"epoll_create1", "epoll_ctl", "epoll_wait", "epoll_pwait",
+	"epoll_pwait2", "eventfd", "eventfd2", "pipe", "pipe2",
+	"io_setup", "io_destroy", "io_getevents", "io_pgetevents",
+	"io_submit", "io_cancel",
+	/* sockets: harmless in an empty network namespace; AF_UNIX is needed */
+	"socket", "socketpair", "connect", "accept", "accept4", "bind",
+	"listen", "shutdown", "getsockname", "getpeername", "setsockopt",
+	"getsockopt", "sendto", "recvfrom", "sendmsg", "recvmsg", "sendmmsg",
+	"recvmmsg",
+	/* System V and POSIX IPC: private to the jail's IPC namespace */
+	"shmget", "shmat", "shmctl", "shmdt", "semget", "semop", "semctl",
+	"semtimedop", "msgget", "msgsnd", "msgrcv", "msgctl", "mq_open",
+	"mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify",
+	"mq_getsetattr",
+	/* system information; ioctl minus TIOCSTI/TIOCLINUX (guard filter) */
+	"uname", "sysinfo", "getrandom", "ioctl",
+	NULL,
+};
+
+const struct sc_group sc_groups[] = {
+	{ "@default", default_syscalls,
+	  "what ordinary programs, interpreters and compilers need" },
+	{ "@mount",
+	  LIST("mount", "umount2", "pivot_root", "chroot", "fsopen", "fsmount",
+	       "fsconfig", "fspick", "move_mount", "open_tree", "mount_setattr"),
+	  "changing the mount table could uncover host files" },
+	{ "@debug",
+	  LIST("ptrace", "process_vm_readv", "process_vm_writev",
+	       "perf_event_open", "kcmp", "pidfd_getfd", "process_madvise",
+	       "lookup_dcookie"),
+	  "reading or steering other processes; perf leaks kernel state" },
+	{ "@keyring", LIST("add_key", "keyctl", "request_key"),
+	  "kernel keyrings are not namespaced" },
+	{ "@module",
+	  LIST("init_module", "finit_module", "delete_module", "create_module"),
+	  "loading kernel code" },
+	{ "@reboot", LIST("reboot", "kexec_load", "kexec_file_load"),
+	  "restarting or replacing the kernel" },
+	{ "@swap", LIST("swapon", "swapoff"), "host swap configuration" },
+	{ "@clock",
+	  LIST("settimeofday", "clock_settime", "clock_adjtime", "adjtimex"),
+	  "the clock is not namespaced" },
+	{ "@obsolete",
+	  LIST("uselib", "ustat", "sysfs", "_sysctl", "get_kernel_syms",
+	       "query_module", "getpmsg", "putpmsg", "afs_syscall", "tuxcall",
+	       "security", "vserver", "epoll_ctl_old", "epoll_wait_old"),
+	  "unused for decades; old attack surface" },
+	{ "@privileged-ns",
+	  LIST("unshare", "setns", "bpf", "userfaultfd", "acct", "quotactl",
+	       "quotactl_fd", "open_by_handle_at", "name_to_handle_at",
+	       "sethostname", "setdomainname", "syslog", "vhangup",
+	       "fanotify_init", "nfsservctl"),
+	  "new namespaces, bpf, userfaultfd and root-only kernel interfaces" },
+	{ "@io-uring",
+	  LIST("io_uring_setup", "io_uring_enter", "io_uring_register"),
+	  "io_uring bypasses seccomp for the operations it submits" },
+	{ "@raw-io", LIST("ioperm", "iopl"), "direct hardware port access" },
+	{ "@cpu-emulation", LIST("modify_ldt", "vm86", "vm86old"),
+	  "segment and vm86 tricks behind past kernel exploits" },
+};
+
+const size_t sc_groups_count = sizeof(sc_groups) / sizeof(sc_groups[0]);
+
+const struct sc_group *sc_group_find(const char *name)
+{
+	for (size_t i = 0; i < sc_groups_count; i++)
+		if (strcmp(sc_groups[i].name, name) == 0)
+			return &sc_groups[i];
+	return NULL;
+}
+
+static const char *origin_text(const struct origin *at, char *buf, size_t len)
+{
+	if (at && at->file && at->line)
+		snprintf(buf, len, "%s:%d:%d: ", at->file, at->line, at->col);
+	else if (at && at->option)
+		snprintf(buf, len, "%s: ", at->option);
+	else
+		buf[0] = '\0';
+	return buf;
+}
+
+/* Mark NAME's number in SET; names of other architectures are ignored. */
+static int mark_syscall(bool *set, const char *name)
+{
+	int nr = seccomp_syscall_resolve_name(name);
+
+	if (nr == __NR_SCMP_ERROR)
+		return -1;
+	if (nr >= 0 && nr < SC_NR_MAX)
+		set[nr] = true;
+	return 0;
+}
+
+/* Expand the names and @groups of LIST into SET. */
+static int expand(const struct strlist *list, bool *set, const char *what,
+		  struct sbx_err *err)
+{
+	char where[300];
+
+	for (size_t i = 0; i < list->n; i++) {
+		const char *name = list->v[i];
+		const struct sc_group *g = name[0] == '@' ? sc_group_find(name) : NULL;
+		int bad = 0;
+
+		if (g) {
+			for (const char *const *s = g->syscalls; *s; s++)
+				bad |= mark_syscall(set, *s);
+		} else if (name[0] != '@') {
+			bad = mark_syscall(set, name);
+		}
+		if (bad || (name[0] == '@' && !g))
+			return err_set(err, ERR_CONFIG, 0,
+				       "%sseccomp %s: unknown %s '%s' (see "
+				       "'man sbx.policy' for the @groups)",
+				       origin_text(list->at ? &list->at[i] : NULL,
+						   where, sizeof(where)),
+				       what, name[0] == '@' ? "group" : "syscall",
+				       name);
+	}
+	return 0;
+}
+
+static uint32_t ret_of(enum sc_action a, int errno_value)
+{
+	switch (a) {
+	case SC_ALLOW:
+		return SECCOMP_RET_ALLOW;
+	case SC_KILL:
+		return SECCOMP_RET_KILL_PROCESS;
+	case SC_ERRNO:
+	default:
+		/* ERRNO(0) would fake success without running the call. */
+		if (errno_value <= 0 || errno_value > 4095)
+			errno_value = ENOSYS;
+		return SECCOMP_RET_ERRNO | (uint32_t)errno_value;
+	}
+}
+
+#define RET_EPERM (SECCOMP_RET_ERRNO | EPERM)
+#define RET_ENOSYS (SECCOMP_RET_ERRNO | ENOSYS)
+#define ARG_LO(i) (offsetof(struct seccomp_data, args) + 8 * (i))
+#define INSN(code, k, t, f) ((struct sock_filter){ (code), (t), (f), (k) })
+#define RET(v) INSN(BPF_RET | BPF_K, (v), 0, 0)
+#define LD(off) INSN(BPF_LD | BPF_W | BPF_ABS, (off), 0, 0)
+#define JEQ(k, t, f) INSN(BPF_JMP | BPF_JEQ | BPF_K, (k), (t), (f))
+#define JSET(k, t, f) INSN(BPF_JMP | BPF_JSET | BPF_K, (k), (t), (f))
+#define JGE(k, t, f) INSN(BPF_JMP | BPF_JGE | BPF_K, (k), (t), (f))
+#define JA() INSN(BPF_JMP | BPF_JA, 0, 0, 0)
+
+/* A run of consecutive syscall numbers [lo, next run's lo) with one
+ * return value; ARGS marks the few syscalls checked on their arguments. */
+struct run {
+	uint32_t lo;
+	uint32_t ret;
+	int args; /* 0, or the syscall number whose arguments are checked */
+};
+
+struct gen {
+	struct sock_filter insn[BPF_MAXINSNS];
+	unsigned n;
+	bool overflow;
+};
+
+static void emit(struct gen *g, struct sock_filter f)
+{
+	if (g->n < BPF_MAXINSNS)
+		g->insn[g->n++] = f;
+	else
+		g->overflow = true;
+}
+
+/* The argument checks for an allowed clone, ioctl or personality. */
+static void emit_arg_leaf(struct gen *g, int nr, uint32_t ret)
+{
+	if (nr == __NR_clone) {
+		/* Only the low 32 bits are clone flags.  New namespaces are
+		 * how most user-namespace kernel exploits start. */
+		emit(g, LD(ARG_LO(0)));
+		emit(g, JSET(SC_CLONE_NS_FLAGS, 0, 1));
+		emit(g, RET(RET_EPERM));
+	} else if (nr == __NR_ioctl) {
+		/* The tty layer truncates the request to 32 bits: compare the
+		 * low word only (CVE-2019-10063). TIOCSTI injects input into
+		 * the caller's terminal (CVE-2017-5226); TIOCLINUX can paste
+		 * the console selection the same way. */
+		emit(g, LD(ARG_LO(1)));
+		emit(g, JEQ(TIOCSTI, 1, 0));
+		emit(g, JEQ(TIOCLINUX, 0, 1));
+		emit(g, RET(RET_EPERM));
+	} else {
+		/* personality: READ_IMPLIES_EXEC or ADDR_NO_RANDOMIZE weaken
+		 * the target, PER_LINUX32/UNAME26 change what it sees of the
+		 * kernel; only the default persona and the query pass. */
+		emit(g, LD(ARG_LO(0)));
+		emit(g, JEQ(0x0, 2, 0));
+		emit(g, JEQ(0xffffffff, 1, 0));
+		emit(g, RET(RET_EPERM));
+	}
+	emit(g, RET(ret));
+}
+
+/* Emit a binary search over RUNS[lo..hi): A holds the syscall number. */
+static void emit_tree(struct gen *g, const struct run *runs, size_t lo, size_t hi)
+{
+	size_t mid = lo + (hi - lo) / 2;
+	unsigned at, right;
+
+	if (hi - lo == 1) {
+		if (runs[lo].args)
+			emit_arg_leaf(g, runs[lo].args, runs[lo].ret);
+		else
+			emit(g, RET(runs[lo].ret));
+		return;
+	}
+	/* if (nr >= runs[mid].lo) goto right; else fall into left */
+	at = g->n;
+	emit(g, JGE(runs[mid].lo, 0, 1));
+	emit(g, JA()); /* patched below: a far jump to the right half */
+	emit_tree(g, runs, lo, mid);
+	right = g->n;
+	if (!g->overflow)
+		g->insn[at + 1].k = right - (at + 2);
+	emit_tree(g, runs, mid, hi);
+}
+
+/* The action of each syscall number, as runs.  Returns the run count. */
+static size_t build_runs(const struct seccomp_spec *spec, const bool *allow,
+			 const bool *deny, struct run *runs)
+{
+	uint32_t def = ret_of(spec->default_action, spec->errno_value);
+	uint32_t deny_ret = spec->deny_action == SC_KILL ? SECCOMP_RET_KILL_PROCESS
+							  : RET_EPERM;
+	size_t n = 0;
+
+	for (int nr = 0; nr <= SC_NR_MAX; nr++) {
+		uint32_t ret = nr == SC_NR_MAX ? def
+			     : deny[nr] ? deny_ret : allow[nr] ? SECCOMP_RET_ALLOW : def;
+		int args = 0;
+
+		/* clone3's flags live in memory seccomp cannot read. */
+		if (nr == __NR_clone3)
+			ret = RET_ENOSYS;
+		if ((nr == __NR_ioctl || nr == __NR_personality) &&
+		    ret == SECCOMP_RET_ALLOW)
+			args = nr;
+		/* Namespace flags are refused even if clone is otherwise
+		 * denied with ERRNO or left to the default. */
+		if (nr == __NR_clone && ret != SECCOMP_RET_KILL_PROCESS)
+			args = nr;
+		if (n && !args && !runs[n - 1].args && runs[n - 1].ret == ret)
+			continue;
+		runs[n++] = (struct run){ .lo = (uint32_t)nr, .ret = ret, .args = args };
+	}
+	return n;
+}
+
+static void emit_prologue(struct gen *g)
+{
+	/* i386 (int 0x80) calls carry another arch value: kill. */
+	emit(g, LD(offsetof(struct seccomp_data, arch)));
+	emit(g, JEQ(AUDIT_ARCH_X86_64, 1, 0));
+	emit(g, RET(SECCOMP_RET_KILL_PROCESS));
+	/* x32 calls use x86_64's arch value with bit 30 set in the number. */
+	emit(g, LD(offsetof(struct seccomp_data, nr)));
+	emit(g, JSET(0x40000000, 0, 1));
+	emit(g, RET(SECCOMP_RET_KILL_PROCESS));
+}
+
+int sc_filter_build(const struct seccomp_spec *spec, struct sock_fprog *out,
+		    struct sbx_err *err)
+{
+	bool allow[SC_NR_MAX] = { false }, deny[SC_NR_MAX] = { false };
+	struct run runs[SC_NR_MAX + 1];
+	struct gen *g;
+	size_t nruns;
+
+	if (expand(&spec->allow, allow, "allow", err) < 0 ||
+	    expand(&spec->deny, deny, "deny", err) < 0)
+		return -1;
+	g = malloc(sizeof(*g));
+	if (!g)
+		return err_set(err, ERR_SETUP, ENOMEM, "seccomp: out of memory");
+	g->n = 0;
+	g->overflow = false;
+	nruns = build_runs(spec, allow, deny, runs);
+	emit_prologue(g);
+	emit_tree(g, runs, 0, nruns);
+	if (g->overflow) {
+		free(g);
+		return err_set(err, ERR_SETUP, E2BIG, "seccomp: the filter is "
+			       "larger than %d instructions", BPF_MAXINSNS);
+	}
+	out->filter = malloc(g->n * sizeof(struct sock_filter));
+	if (!out->filter) {
+		free(g);
+		return err_set(err, ERR_SETUP, ENOMEM, "seccomp: out of memory");
+	}
+	memcpy(out->filter, g->insn, g->n * sizeof(struct sock_filter));
+	out->len = g->n;
+	free(g);
+	return 0;
+}
+
+void sc_filter_free(struct sock_fprog *prog)
+{
+	free(prog->filter);
+	prog->filter = NULL;
+	prog->len = 0;
+}
+
+int sc_filter_load(const struct sock_fprog *prog)
+{
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, prog);
+}

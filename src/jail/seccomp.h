@@ -1,0 +1,46 @@
+/*
+ * seccomp.h - the syscall filter: named @groups and the compiled program.
+ *
+ * The groups table is exported so that `sbx explain`, the man page and the
+ * tests can list what each @group holds and why.  sc_filter_build() turns a
+ * policy's seccomp block into raw BPF once, in the supervisor; the target
+ * only calls sc_filter_load() (no libseccomp, no allocation after fork).
+ * libseccomp is used only to resolve syscall names.
+ */
+#ifndef SBX_JAIL_SECCOMP_H
+#define SBX_JAIL_SECCOMP_H
+
+#include <linux/filter.h>
+#include <stddef.h>
+
+#include "err.h"
+#include "policy/policy.h"
+
+struct sc_group {
+	const char *name;              /* "@default", "@mount", ... */
+	const char *const *syscalls;   /* NULL-terminated */
+	const char *why;               /* one line for people */
+};
+
+extern const struct sc_group sc_groups[];
+extern const size_t sc_groups_count;
+
+/* The group named NAME ("@mount"), or NULL. */
+const struct sc_group *sc_group_find(const char *name);
+
+/*
+ * Compile SPEC into OUT (a malloc'ed BPF program; free with sc_filter_free).
+ * Unknown syscall or group names are ERR_CONFIG naming the entry.
+ */
+int sc_filter_build(const struct seccomp_spec *spec, struct sock_fprog *out,
+		    struct sbx_err *err);
+void sc_filter_free(struct sock_fprog *prog);
+
+/*
+ * Install PROG (it carries the fixed rules too: TIOCSTI/TIOCLINUX,
+ * personality, clone flags, non-native ABIs).  Needs no_new_privs.  Async-signal-safe:
+ * no allocation.  Returns 0 or -1 with errno set.
+ */
+int sc_filter_load(const struct sock_fprog *prog);
+
+#endif

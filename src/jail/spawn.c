@@ -1,0 +1,243 @@
+/*
+ * spawn.c - start a jail: one clone() into new namespaces, then uid/gid maps.
+ *
+ * Runs in the supervisor.  The seccomp program is compiled here before the
+ * clone so the target does no libseccomp work.  The child (the jail's init,
+ * init.c) waits on a pipe until its maps are written, because until then it
+ * has no valid uid inside its user namespace.
+ */
+#include "jail/internal.h"
+#include "jail/seccomp.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef CLONE_PIDFD
+#define CLONE_PIDFD 0x00001000
+#endif
+
+/* The host uid/gid a root caller's jail runs as: never host root. */
+#define ROOT_CALLER_HOST_ID 65534
+
+uint64_t jail_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void jail_log(const struct jail_plan *plan, const char *fmt, ...)
+{
+	char line[600];
+	va_list ap;
+	int n;
+
+	if (!plan->spec->verbose)
+		return;
+	n = snprintf(line, sizeof(line), "sbx: +%.3fms ",
+		     (double)(jail_now_ns() - plan->t0_ns) / 1e6);
+	va_start(ap, fmt);
+	vsnprintf(line + n, sizeof(line) - n - 1, fmt, ap);
+	va_end(ap);
+	n = strlen(line);
+	line[n++] = '\n';
+	if (write(STDERR_FILENO, line, n) < 0) {
+		/* logging is best effort */
+	}
+}
+
+int jail_check_not_setuid(struct sbx_err *err)
+{
+	/* A setuid sbx would turn policy mistakes into host privilege
+	 * escalation (the class of bugs that hit setuid bubblewrap). */
+	if (geteuid() != getuid() || getegid() != getgid())
+		return err_set(err, ERR_SETUP, EPERM,
+			       "sbx is installed setuid or setgid (uid %u euid %u, "
+			       "gid %u egid %u); it needs no privileges: run "
+			       "'chmod u-s,g-s' on the binary",
+			       getuid(), geteuid(), getgid(), getegid());
+	return 0;
+}
+
+static int clone_error(struct sbx_err *err, int e)
+{
+	if (e == EAGAIN) {
+		err_set(err, ERR_SETUP, e,
+			"clone: %s (too many processes for this user right now; "
+			"retry later)", strerror(e));
+		err->retryable = true;
+		return -1;
+	}
+	if (e == EPERM || e == ENOSPC || e == EINVAL || e == EUSERS)
+		return err_set(err, ERR_SETUP, e,
+			       "clone(CLONE_NEWUSER): %s: unprivileged user "
+			       "namespaces are not available. Enable them with "
+			       "'sysctl user.max_user_namespaces=15000', "
+			       "'sysctl kernel.unprivileged_userns_clone=1' "
+			       "(Debian/older kernels) or 'sysctl "
+			       "kernel.apparmor_restrict_unprivileged_userns=0' "
+			       "(Ubuntu >= 23.10); 'sbx doctor' checks this host",
+			       strerror(e));
+	return err_set(err, ERR_SETUP, e, "clone: %s", strerror(e));
+}
+
+static int write_file(pid_t pid, const char *name, const char *text,
+		      struct sbx_err *err)
+{
+	char path[64];
+	size_t len = strlen(text);
+	int fd, e = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, text, len) != (ssize_t)len)
+		e = errno ? errno : EIO;
+	if (fd >= 0)
+		close(fd);
+	if (e)
+		return err_set(err, ERR_SETUP, e,
+			       "writing %s '%.*s': %s (the user namespace "
+			       "could not map uid/gid; see 'sbx doctor')",
+			       path, (int)strcspn(text, "\n"), text, strerror(e));
+	return 0;
+}
+
+/*
+ * Map the policy's uid/gid inside to one host id outside.  An unprivileged
+ * caller can only map itself; a root caller maps to 65534 so that the jail
+ * never runs as host root.
+ */
+static int write_maps(pid_t pid, const struct policy *p, bool host_root,
+		      uint32_t *host_uid, struct sbx_err *err)
+{
+	uint32_t out_uid = host_root ? ROOT_CALLER_HOST_ID : geteuid();
+	uint32_t out_gid = host_root ? ROOT_CALLER_HOST_ID : getegid();
+	char map[64];
+
+	/* Unprivileged: setgroups must be denied before gid_map is writable
+	 * (CVE-2014-8989: dropping groups could bypass negative ACLs).  Root
+	 * keeps it allowed so that the init can drop root's groups. */
+	if (!host_root && write_file(pid, "setgroups", "deny", err) < 0)
+		return -1;
+	snprintf(map, sizeof(map), "%u %u 1\n", p->uid, out_uid);
+	if (write_file(pid, "uid_map", map, err) < 0)
+		return -1;
+	snprintf(map, sizeof(map), "%u %u 1\n", p->gid, out_gid);
+	if (write_file(pid, "gid_map", map, err) < 0)
+		return -1;
+	*host_uid = out_uid;
+	return 0;
+}
+
+static int clone_flags(const struct policy *p)
+{
+	int flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC |
+		    CLONE_NEWUTS | CLONE_NEWCGROUP | CLONE_PIDFD | SIGCHLD;
+
+	if (p->network != NET_HOST)
+		flags |= CLONE_NEWNET;
+	return flags;
+}
+
+/* Kill and reap a half-started init; nothing may be left behind. */
+static void abort_init(pid_t pid, int pidfd)
+{
+	syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	close(pidfd);
+}
+
+static int finish_parent(struct jail_plan *plan, pid_t pid, int pidfd,
+			 int sv, int sync_w, struct jail *out, struct sbx_err *err)
+{
+	uint32_t host_uid = 0;
+	int rc = write_maps(pid, plan->policy, plan->host_root, &host_uid, err);
+
+	if (rc == 0 && write(sync_w, "g", 1) != 1)
+		rc = err_set(err, ERR_SETUP, errno, "waking the jail init: %s",
+			     strerror(errno));
+	close(sync_w);
+	if (rc < 0) {
+		abort_init(pid, pidfd);
+		close(sv);
+		return -1;
+	}
+	out->init_pid = pid;
+	out->pidfd = pidfd;
+	out->ctl_fd = sv;
+	out->host_uid = host_uid;
+	jail_log(plan, "clone + uid/gid maps (init is host pid %d)", (int)pid);
+	return 0;
+}
+
+static int make_channels(int sv[2], int sync[2], struct sbx_err *err)
+{
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return err_set(err, ERR_SETUP, errno, "socketpair: %s", strerror(errno));
+	if (pipe2(sync, O_CLOEXEC) < 0) {
+		err_set(err, ERR_SETUP, errno, "pipe2: %s", strerror(errno));
+		close(sv[0]);
+		close(sv[1]);
+		return -1;
+	}
+	return 0;
+}
+
+int jail_spawn(const struct jail_spec *spec, struct jail *out, struct sbx_err *err)
+{
+	struct jail_plan plan = {
+		.spec = spec, .policy = spec->policy,
+		.host_root = geteuid() == 0, .t0_ns = jail_now_ns(),
+	};
+	int sv[2], sync[2], pidfd = -1, rc, e;
+	pid_t pid;
+
+	out->init_pid = -1;
+	out->pidfd = out->ctl_fd = -1;
+	if (sc_filter_build(&spec->policy->seccomp, &plan.prog, err) < 0)
+		return -1;
+	jail_log(&plan, "seccomp filter compiled (%u instructions)", plan.prog.len);
+	if (make_channels(sv, sync, err) < 0) {
+		sc_filter_free(&plan.prog);
+		return -1;
+	}
+	plan.ctl_fd = sv[1];
+	plan.sync_fd = sync[0];
+	/* Raw clone: the child continues here like fork(), with a copy of
+	 * the plan, argv and envp, in new namespaces. */
+	pid = syscall(SYS_clone, clone_flags(spec->policy), NULL, &pidfd, NULL, 0);
+	if (pid == 0)
+		init_main(&plan);
+	e = errno;
+	sc_filter_free(&plan.prog);
+	close(sv[1]);
+	close(sync[0]);
+	if (pid < 0) {
+		close(sv[0]);
+		close(sync[1]);
+		return clone_error(err, e);
+	}
+	rc = finish_parent(&plan, pid, pidfd, sv[0], sync[1], out, err);
+	return rc;
+}
+
+void jail_release(struct jail *j)
+{
+	if (j->ctl_fd >= 0)
+		close(j->ctl_fd);
+	if (j->pidfd >= 0)
+		close(j->pidfd);
+	j->ctl_fd = j->pidfd = -1;
+}

@@ -1,0 +1,216 @@
+/*
+ * target.c - the last steps before the program runs, in the forked target.
+ *
+ * In this order: new session, default signals, stdio, close every other
+ * fd, rlimits, chdir, drop capabilities, no_new_privs, RLIMIT_AS, seccomp,
+ * execve.
+ * Any failure is written to the report pipe (CLOEXEC, so a successful exec
+ * closes it and the init reads EOF) and nothing runs: fail closed.
+ * After the seccomp filter is loaded nothing allocates.
+ */
+#include "jail/internal.h"
+#include "jail/seccomp.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "policy/policy.h"
+
+__attribute__((noreturn)) static void report(int fd, int stage, int e,
+					     const char *text, int status)
+{
+	struct target_report r;
+
+	memset(&r, 0, sizeof(r));
+	r.stage = stage;
+	r.sys_errno = e;
+	snprintf(r.text, sizeof(r.text), "%s", text);
+	if (write(fd, &r, sizeof(r)) < 0) {
+		/* the init then sees a short report: still a failure */
+	}
+	_exit(status);
+}
+
+__attribute__((noreturn)) static void setup_fail(int fd, const struct sbx_err *err)
+{
+	report(fd, REPORT_SETUP, err->sys_errno, err->msg, 125);
+}
+
+/* An inherited `trap '' XCPU` or a blocked SIGTERM must not weaken limits. */
+static void reset_signals(void)
+{
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	sigset_t none;
+
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			sigaction(sig, &dfl, NULL); /* glibc-internal ones: EINVAL */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/* Put the spec's fds on 0, 1, 2 even when they are already among them. */
+static int setup_stdio(const struct jail_spec *s, struct sbx_err *err)
+{
+	int src[3] = { s->stdin_fd, s->stdout_fd, s->stderr_fd };
+
+	for (int i = 0; i < 3; i++) {
+		/* fd 0 is never left closed: the program's next open() would
+		 * become its stdin. */
+		if (src[i] < 0)
+			src[i] = open("/dev/null", O_RDWR | O_CLOEXEC);
+		if (src[i] >= 0 && src[i] <= 2 && src[i] != i)
+			src[i] = fcntl(src[i], F_DUPFD_CLOEXEC, 3);
+		if (src[i] < 0)
+			return err_set(err, ERR_SETUP, errno, "stdio fd %d: %s", i,
+				       strerror(errno));
+	}
+	for (int i = 0; i < 3; i++) {
+		int rc = src[i] == i ? fcntl(i, F_SETFD, 0) : dup2(src[i], i);
+
+		if (rc < 0)
+			return err_set(err, ERR_SETUP, errno, "dup2 onto fd %d: %s", i,
+				       strerror(errno));
+	}
+	return 0;
+}
+
+/* Close [lo, hi]; close_range needs no new fd, so this works at EMFILE. */
+static void close_span(unsigned lo, unsigned hi)
+{
+	struct rlimit rl;
+
+	if (lo > hi || syscall(SYS_close_range, lo, hi, 0) == 0)
+		return;
+	/* No close_range (< 5.9): a loop up to the hard RLIMIT_NOFILE. */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_max != RLIM_INFINITY &&
+	    rl.rlim_max - 1 < hi)
+		hi = rl.rlim_max - 1;
+	for (unsigned fd = lo; fd <= hi && fd < (1u << 30); fd++)
+		close(fd);
+}
+
+/* Only 0, 1, 2 reach the program (make jobserver fds, `3<secret`, ...). */
+static void close_other_fds(int keep)
+{
+	close_span(3, keep - 1);
+	close_span(keep + 1, ~0U);
+}
+
+static int enter_cwd(const struct policy *p, struct sbx_err *err)
+{
+	const char *cwd = p->cwd ? p->cwd : p->workspace ? p->workspace : "/mnt/data";
+
+	if (chdir(cwd) < 0)
+		return err_set(err, ERR_SETUP, errno, "chdir %s: %s", cwd,
+			       strerror(errno));
+	return 0;
+}
+
+static const char *env_path(char *const *envp)
+{
+	for (; envp && *envp; envp++)
+		if (strncmp(*envp, "PATH=", 5) == 0)
+			return *envp + 5;
+	return NULL;
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/*
+ * argv[0] without '/': search the PATH of the target's environment, in
+ * the jail's view, skipping relative entries and directories.  No PATH
+ * means not found: there is no default PATH.  Returns the errno to report.
+ */
+static int exec_on_path(char *const *argv, char *const *envp)
+{
+	const char *path = env_path(envp), *p;
+	size_t nlen = strlen(argv[0]);
+	int best = ENOENT;
+	char buf[4096];
+
+	for (p = path; p && *p;) {
+		const char *end = strchrnul(p, ':');
+		size_t dlen = end - p;
+
+		if (dlen > 0 && p[0] == '/' && dlen + nlen + 2 <= sizeof(buf)) {
+			memcpy(buf, p, dlen);
+			buf[dlen] = '/';
+			memcpy(buf + dlen + 1, argv[0], nlen + 1);
+			execve(buf, argv, envp);
+			if (errno == EACCES && !is_dir(buf))
+				best = EACCES;
+			else if (errno != ENOENT && errno != ENOTDIR &&
+				 errno != EACCES)
+				return errno;
+		}
+		p = *end ? end + 1 : end;
+	}
+	return best;
+}
+
+__attribute__((noreturn)) static void exec_program(const struct jail_spec *s,
+						   int report_fd)
+{
+	char text[300];
+	int e;
+
+	if (!s->argv || !s->argv[0] || !s->argv[0][0])
+		report(report_fd, REPORT_EXEC, ENOENT, "empty command", 127);
+	if (strchr(s->argv[0], '/')) {
+		execve(s->argv[0], s->argv, s->envp);
+		e = errno;
+	} else {
+		e = exec_on_path(s->argv, s->envp);
+	}
+	snprintf(text, sizeof(text), "%s: %s", s->argv[0], strerror(e));
+	report(report_fd, REPORT_EXEC, e, text, e == ENOENT || e == ENOTDIR ? 127 : 126);
+}
+
+void target_main(const struct jail_plan *plan, int report_fd)
+{
+	const struct jail_spec *s = plan->spec;
+	struct sbx_err err = { 0 };
+
+	/* New session, no controlling tty: TIOCSTI cannot push input into
+	 * the caller's terminal (CVE-2017-5226). */
+	if (setsid() < 0) {
+		err_set(&err, ERR_SETUP, errno, "setsid: %s", strerror(errno));
+		setup_fail(report_fd, &err);
+	}
+	reset_signals();
+	if (setup_stdio(s, &err) < 0)
+		setup_fail(report_fd, &err);
+	close_other_fds(report_fd);
+	if (rlimit_apply(plan->policy, &err) < 0 || enter_cwd(plan->policy, &err) < 0 ||
+	    caps_drop_all(&err) < 0)
+		setup_fail(report_fd, &err);
+	/* no_new_privs: setuid/file-capability binaries cannot raise
+	 * privileges, and seccomp needs it without CAP_SYS_ADMIN. */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+		err_set(&err, ERR_SETUP, errno, "prctl(PR_SET_NO_NEW_PRIVS): %s",
+			strerror(errno));
+		setup_fail(report_fd, &err);
+	}
+	if (rlimit_apply_memory(plan->policy, &err) < 0)
+		setup_fail(report_fd, &err);
+	if (sc_filter_load(&plan->prog) < 0) {
+		err_set(&err, ERR_SETUP, errno, "loading the seccomp filter: %s",
+			strerror(errno));
+		setup_fail(report_fd, &err);
+	}
+	exec_program(s, report_fd);
+}
