@@ -210,8 +210,11 @@ Test(status, output_limit_boundary_is_exact)
 			 "/dev/zero"));
 	cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(r.record, "output_truncated")),
 		  "record: %s", r.err);
-	cr_assert(strstr(r.out, "[sbx:") != NULL || strstr(r.err, "[sbx:") != NULL,
+	/* the output is NUL bytes, so search with memmem */
+	cr_assert(memmem(r.out, r.out_len, "[sbx: output truncated", 22) != NULL,
 		  "no truncation marker");
+	cr_assert_eq(r.out_len, 4096 + strlen("\n[sbx: output truncated at 4096 bytes]\n"),
+		     "the marker is not last or bytes past the limit were kept");
 	sbx_result_free(&r);
 }
 
