@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "policy/builtin.h"
+#include "lang.h"
 #include "units.h"
 
 #define CMDLINE "<command line>"
@@ -916,77 +917,6 @@ static int argv_push(struct argv_builder *b, char *s, struct sbx_err *err)
 	return 0;
 }
 
-/* Replace {file} and {workspace} in T; {out} and inner {args} are errors. */
-static char *expand_template(const char *t, const char *file, const char *ws,
-			     struct sbx_err *err)
-{
-	char *out = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&out, &len);
-
-	if (!f) {
-		err_set(err, ERR_INTERNAL, errno, "open_memstream: %s", strerror(errno));
-		return NULL;
-	}
-	while (*t) {
-		if (strncmp(t, "{file}", 6) == 0) {
-			fputs(file, f);
-			t += 6;
-		} else if (strncmp(t, "{workspace}", 11) == 0) {
-			fputs(ws, f);
-			t += 11;
-		} else if (strncmp(t, "{out}", 5) == 0 || strncmp(t, "{args}", 6) == 0) {
-			fclose(f);
-			free(out);
-			err_set(err, ERR_CONFIG, 0,
-				"lang.run: %s is not allowed here ({args} must be a whole element; {out} is for compiled languages)",
-				t[1] == 'o' ? "{out}" : "{args}");
-			return NULL;
-		} else {
-			fputc(*t++, f);
-		}
-	}
-	if (fclose(f) != 0) {
-		free(out);
-		err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
-		return NULL;
-	}
-	return out;
-}
-
-static int lang_argv(const struct cli_options *o, const struct policy *p,
-		     struct argv_builder *b, struct sbx_err *err)
-{
-	const char *ws = p->workspace ? p->workspace : "/mnt/data";
-	const char *base = strrchr(o->command[0], '/');
-	char *file;
-	int rc = 0;
-
-	base = base ? base + 1 : o->command[0];
-	if (p->lang.compile.n > 0)
-		return err_set(err, ERR_CONFIG, 0,
-			       "--lang %s: compiled languages are not supported yet",
-			       o->lang);
-	if (p->lang.run.n == 0)
-		return err_set(err, ERR_CONFIG, 0,
-			       "--lang %s: the preset has no lang.run template",
-			       o->lang);
-	if (asprintf(&file, "%s/%s", ws, base) < 0)
-		return err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
-	for (size_t i = 0; rc == 0 && i < p->lang.run.n; i++) {
-		const char *t = p->lang.run.v[i];
-		if (strcmp(t, "{args}") != 0) {
-			char *s = expand_template(t, file, ws, err);
-			rc = s ? argv_push(b, s, err) : -1;
-			continue;
-		}
-		for (int a = 1; rc == 0 && a < o->ncommand; a++)
-			rc = argv_push(b, strdup(o->command[a]), err);
-	}
-	free(file);
-	return rc;
-}
-
 int cli_command_argv(const struct cli_options *o, const struct policy *p,
 		     char ***argv_out, struct sbx_err *err)
 {
@@ -1002,11 +932,12 @@ int cli_command_argv(const struct cli_options *o, const struct policy *p,
 	if (o->command[0][0] == '\0')
 		return err_set(err, ERR_USAGE, 0, o->lang ? "FILE is empty"
 						       : "COMMAND is empty");
+	/* --lang: the preset's run template (lang.c owns the expansion) */
 	if (o->lang)
-		rc = lang_argv(o, p, &b, err);
-	else
-		for (int i = 0; rc == 0 && i < o->ncommand; i++)
-			rc = argv_push(&b, strdup(o->command[i]), err);
+		return lang_expand(p, &p->lang.run, "lang.run", o->command[0],
+				   o->command + 1, o->ncommand - 1, argv_out, err);
+	for (int i = 0; rc == 0 && i < o->ncommand; i++)
+		rc = argv_push(&b, strdup(o->command[i]), err);
 	if (rc == 0 && b.n == 0)
 		rc = err_set(err, ERR_CONFIG, 0, "the command is empty");
 	if (rc < 0) {

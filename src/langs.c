@@ -5,8 +5,9 @@
  * Presets are the built-in policies plus $XDG_CONFIG_HOME/sbx/NAME.policy and
  * /etc/sbx/NAME.policy that have a lang block; a user file overrides a
  * built-in of the same name (XDG > /etc > built-in).  The runtime is the
- * first word of lang.version (else lang.run); this pass only checks that
- * it is an executable file on the host, it does not run it.
+ * first word of lang.compile (else lang.run); "available" says the host has
+ * it, and "version" is the first line lang.version prints when it is run
+ * in the preset's own jail (null when that fails).
  */
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -18,6 +19,7 @@
 
 #include "commands.h"
 #include "help.h"
+#include "lang.h"
 #include "policy/builtin.h"
 #include "policy/policy.h"
 
@@ -106,13 +108,6 @@ static int collect(struct preset_list *l)
 	return rc;
 }
 
-static const char *runtime_of(const struct policy *p)
-{
-	if (p->lang.version.n > 0)
-		return p->lang.version.v[0];
-	return p->lang.run.n > 0 ? p->lang.run.v[0] : NULL;
-}
-
 static bool runtime_found(const char *bin)
 {
 	struct stat st;
@@ -121,40 +116,58 @@ static bool runtime_found(const char *bin)
 	       S_ISREG(st.st_mode) && access(bin, X_OK) == 0;
 }
 
+/* The version, probed in a jail only when the host has the runtime. */
+static char *version_of(const struct policy *p, bool available)
+{
+	return available ? lang_probe_version(p) : NULL;
+}
+
 static void print_row(const struct preset *ps, const struct policy *p)
 {
 	char exts[128] = "";
-	const char *bin = runtime_of(p);
+	const char *bin = lang_runtime(p);
+	bool here = runtime_found(bin);
+	char *version = version_of(p, here);
 
 	for (size_t i = 0; i < p->lang.extensions.n; i++) {
 		size_t len = strlen(exts);
 		snprintf(exts + len, sizeof(exts) - len, "%s%s", i ? "," : "",
 			 p->lang.extensions.v[i]);
 	}
-	printf("%-8s %-14s %-28s %-4s %s\n", ps->name, *exts ? exts : "-",
-	       bin ? bin : "-", runtime_found(bin) ? "yes" : "no",
+	printf("%-8s %-14s %-20s %-4s %-28.28s %s\n", ps->name, *exts ? exts : "-",
+	       bin ? bin : "-", here ? "yes" : "no",
+	       version ? version : (here ? "?" : "not installed"),
 	       ps->path ? ps->path : "builtin");
+	free(version);
 }
 
 static cJSON *row_json(const struct preset *ps, const struct policy *p)
 {
 	cJSON *o = cJSON_CreateObject(), *exts = cJSON_CreateArray();
-	const char *bin = runtime_of(p);
+	const char *bin = lang_runtime(p);
+	bool here = runtime_found(bin);
+	char *version = version_of(p, here);
+	bool ok;
 
 	if (!o || !exts) {
 		cJSON_Delete(o);
 		cJSON_Delete(exts);
+		free(version);
 		return NULL;
 	}
 	cJSON_AddItemToObject(o, "extensions", exts);
 	for (size_t i = 0; i < p->lang.extensions.n; i++)
 		cJSON_AddItemToArray(exts, cJSON_CreateString(p->lang.extensions.v[i]));
-	if (!cJSON_AddStringToObject(o, "name", ps->name) ||
-	    !(bin ? cJSON_AddStringToObject(o, "runtime", bin)
-		  : cJSON_AddNullToObject(o, "runtime")) ||
-	    !cJSON_AddBoolToObject(o, "available", runtime_found(bin)) ||
-	    !cJSON_AddBoolToObject(o, "compiled", p->lang.compile.n > 0) ||
-	    !cJSON_AddStringToObject(o, "origin", ps->path ? ps->path : "builtin")) {
+	ok = cJSON_AddStringToObject(o, "name", ps->name) &&
+	     (bin ? cJSON_AddStringToObject(o, "runtime", bin)
+		  : cJSON_AddNullToObject(o, "runtime")) &&
+	     cJSON_AddBoolToObject(o, "available", here) &&
+	     (version ? cJSON_AddStringToObject(o, "version", version)
+		      : cJSON_AddNullToObject(o, "version")) &&
+	     cJSON_AddBoolToObject(o, "compiled", p->lang.compile.n > 0) &&
+	     cJSON_AddStringToObject(o, "origin", ps->path ? ps->path : "builtin");
+	free(version);
+	if (!ok) {
 		cJSON_Delete(o);
 		return NULL;
 	}
@@ -167,8 +180,8 @@ static int list_presets(const struct preset_list *l, cJSON *array)
 	int failed = 0;
 
 	if (!array)
-		printf("%-8s %-14s %-28s %-4s %s\n", "NAME", "EXTENSIONS",
-		       "RUNTIME", "HERE", "ORIGIN");
+		printf("%-8s %-14s %-20s %-4s %-28s %s\n", "NAME", "EXTENSIONS",
+		       "RUNTIME", "HERE", "VERSION", "ORIGIN");
 	for (size_t i = 0; i < l->n; i++) {
 		const struct preset *ps = &l->v[i];
 		struct policy p;

@@ -1,19 +1,38 @@
 /*
  * run.c - `sbx run`: options -> policy -> workspace -> supervise -> record.
  *
- * Every path out of cmd_run() goes through finish(): it removes the
- * disposable workspace (after every jail process is gone, requirements
- * §1.15), then writes exactly one record, config and setup errors included
- * (spec §5), and returns the exit status of spec §3.
+ * Compiled languages run two jails: the compile stage (compile_limits,
+ * output captured, shown on stderr in passthrough mode), then the program.
+ * A failed compile ends the run: the record is the compile stage's, with
+ * "stage": "compile", and sbx exits with the compiler's status mapped as
+ * for any program (spec §3); the record's "stage" tells the two apart.
+ *
+ * Every path out of cmd_run() goes through finish(): after every jail
+ * process is gone (requirements §1.15) the workspace is scanned for the
+ * record's "files", -o copies them out, the disposable workspace is
+ * removed, then exactly one record is written, config and setup errors
+ * included (spec §5).  SIGINT/SIGTERM/SIGHUP are blocked from the start:
+ * one that arrives while the workspace is made is seen by supervise_run
+ * (aborted, nothing runs); one that arrives while it is removed waits
+ * until it is gone.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "artifacts.h"
 #include "cli.h"
 #include "commands.h"
 #include "help.h"
+#include "lang.h"
 #include "result.h"
 #include "supervise/supervise.h"
 #include "workspace.h"
@@ -26,6 +45,17 @@ struct run_ctx {
 	char **envp;
 	struct workspace ws;
 	struct result res;
+
+	bool compiled;           /* --lang with a compile step */
+	struct policy compile_policy; /* shallow copy: never policy_free'd */
+	char **compile_argv;
+	struct result *compile_res;
+
+	struct art_scan before;  /* the workspace before the program ran */
+	bool scanned;
+	int64_t started_ns;      /* CLOCK_REALTIME, for ctime comparisons */
+	bool ran;                /* a jail was started: scan the workspace */
+	int out_fd;              /* -o DIR, or -1 */
 };
 
 /* ---- the target environment ------------------------------------------ */
@@ -105,6 +135,15 @@ static int build_env(struct run_ctx *c, struct sbx_err *err)
 
 /* ---- workspace ---------------------------------------------------------- */
 
+static int64_t realtime_ns(void)
+{
+	struct timespec t;
+
+	/* the coarse clock is the one file timestamps come from */
+	clock_gettime(CLOCK_REALTIME_COARSE, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
 static int prepare_workspace(struct run_ctx *c, struct sbx_err *err)
 {
 	const struct cli_options *o = &c->opts;
@@ -119,32 +158,111 @@ static int prepare_workspace(struct run_ctx *c, struct sbx_err *err)
 	for (size_t i = 0; i < o->nfiles; i++)
 		if (workspace_copy_in(&c->ws, o->files[i], "--file", err) < 0)
 			return -1;
+	if (c->compiled && workspace_remove_file(&c->ws, LANG_OUT_NAME, err) < 0)
+		return -1;
+	c->before.exclude = c->compiled ? LANG_OUT_NAME : NULL;
+	if (art_scan(c->ws.dirfd, &c->before, err) < 0)
+		return -1;
+	c->scanned = true;
+	c->started_ns = realtime_ns();
+	return 0;
+}
+
+/* -o DIR: made when missing (its parent must exist), checked up front. */
+static int open_out_dir(struct run_ctx *c, struct sbx_err *err)
+{
+	const char *dir = c->opts.out_dir;
+
+	if (!dir)
+		return 0;
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return err_set(err, ERR_USAGE, errno, "--out %s: mkdir: %s", dir,
+			       strerror(errno));
+	c->out_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (c->out_fd < 0)
+		return err_set(err, ERR_USAGE, errno, "--out %s: %s (name a directory)",
+			       dir, strerror(errno));
 	return 0;
 }
 
 /* ---- the steps before anything starts --------------------------------- */
 
-static int check_run_options(const struct cli_options *o, struct sbx_err *err)
+/* close_range(2), or a plain loop up to the fd limit where it is missing. */
+static void close_fds_from_to(unsigned lo, unsigned hi)
 {
-	/* fail, never pretend: -o needs the artifact scan, not written yet */
-	if (o->out_dir)
+	struct rlimit rl;
+
+	if (lo > hi || close_range(lo, hi, 0) == 0)
+		return;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur - 1 < hi)
+		hi = (unsigned)rl.rlim_cur - 1;
+	for (unsigned fd = lo; fd <= hi && fd < 1U << 20; fd++)
+		close((int)fd);
+}
+
+/* --lang: the run argv, and the compile argv of a compiled language. */
+static int lang_argvs(struct run_ctx *c, struct sbx_err *err)
+{
+	const struct cli_options *o = &c->opts;
+	const struct policy *p = &c->policy;
+
+	if (o->ncommand < 1)
 		return err_set(err, ERR_USAGE, 0,
-			       "--out is not supported yet (copy files out with -w DIR instead)");
-	return 0;
+			       "missing FILE (usage: sbx run [OPTIONS] --lang LANG FILE [ARG...])");
+	if (o->command[0][0] == '\0')
+		return err_set(err, ERR_USAGE, 0, "FILE is empty");
+	if (lang_check_runtime(p, o->lang, err) < 0)
+		return -1;
+	c->compiled = lang_is_compiled(p);
+	if (c->compiled &&
+	    lang_expand(p, &p->lang.compile, "lang.compile", o->command[0],
+			NULL, 0, &c->compile_argv, err) < 0)
+		return -1;
+	return lang_expand(p, &p->lang.run, "lang.run", o->command[0],
+			   o->command + 1, o->ncommand - 1, &c->argv, err);
+}
+
+/*
+ * Close every fd sbx inherited above stderr except a --result fd:N.  The
+ * caller's descriptors (make's jobserver, a CI runner's pipes, `3<secret`)
+ * are never the program's business, and a full table would otherwise make
+ * sbx fail at its first pipe (requirements item 54).
+ */
+static void close_inherited_fds(const char *result_dest)
+{
+	unsigned keep = 0;
+	char *end = NULL;
+
+	if (result_dest && strncmp(result_dest, "fd:", 3) == 0 &&
+	    result_dest[3] >= '0' && result_dest[3] <= '9') {
+		unsigned long n = strtoul(result_dest + 3, &end, 10);
+		if (*end == '\0' && n > 2 && n < INT_MAX)
+			keep = (unsigned)n;
+	}
+	if (keep) {
+		close_fds_from_to(3, keep - 1);
+		close_fds_from_to(keep + 1, ~0U);
+	} else {
+		close_fds_from_to(3, ~0U);
+	}
 }
 
 static int prepare(struct run_ctx *c, int argc, char **argv, struct sbx_err *err)
 {
 	if (cli_parse(argc, argv, &c->opts, err) < 0)
 		return -1;
+	close_inherited_fds(c->opts.result_dest);
 	if (c->opts.help)
 		return 1;
-	if (check_run_options(&c->opts, err) < 0 ||
+	if ((c->opts.lang && lang_check_known(c->opts.lang, err) < 0) ||
 	    cli_build_policy(&c->opts, &c->policy, err) < 0)
 		return -1;
 	c->have_policy = true;
-	if (cli_command_argv(&c->opts, &c->policy, &c->argv, err) < 0 ||
-	    build_env(c, err) < 0)
+	if (c->opts.lang ? lang_argvs(c, err) < 0
+			 : cli_command_argv(&c->opts, &c->policy, &c->argv, err) < 0)
+		return -1;
+	if (build_env(c, err) < 0 || open_out_dir(c, err) < 0)
 		return -1;
 	return prepare_workspace(c, err);
 }
@@ -158,6 +276,76 @@ static void fail_result(struct run_ctx *c, const struct sbx_err *err)
 	snprintf(r->message, sizeof(r->message), "%.511s", err->msg);
 	r->exit_status = 125;
 	fprintf(stderr, "sbx: %s\n", err->msg);
+}
+
+/* Passthrough mode: the compiler's messages go where a compiler's would. */
+static void show_compiler_output(const struct result *cr)
+{
+	const struct captured *parts[] = { &cr->out, &cr->err };
+
+	for (size_t i = 0; i < 2; i++)
+		if (parts[i]->text && parts[i]->len)
+			fwrite(parts[i]->text, 1, parts[i]->len, stderr);
+	fflush(stderr);
+}
+
+/* A failed compile: the run's record is the compile stage's. */
+static void adopt_compile_failure(struct run_ctx *c)
+{
+	const struct result *cr = c->compile_res;
+	struct result *r = &c->res;
+
+	r->status = cr->status;
+	r->exit_code = cr->exit_code;
+	r->has_exit_code = cr->has_exit_code;
+	r->term_signal = cr->term_signal;
+	r->core_dumped = cr->core_dumped;
+	snprintf(r->message, sizeof(r->message), "compile stage: %.490s", cr->message);
+	r->retryable = cr->retryable;
+	r->command = cr->command;
+	r->policy = cr->policy;
+	r->wall_ms = cr->wall_ms;
+	r->cpu_user_ms = cr->cpu_user_ms;
+	r->cpu_sys_ms = cr->cpu_sys_ms;
+	r->max_rss_kib = cr->max_rss_kib;
+	r->stdout_bytes = cr->stdout_bytes;
+	r->stderr_bytes = cr->stderr_bytes;
+	r->output_truncated = cr->output_truncated;
+	memcpy(r->enforced_by, cr->enforced_by, sizeof(r->enforced_by));
+	r->cgroup = cr->cgroup;
+	r->cgroup_oom = cr->cgroup_oom;
+	r->exit_status = cr->exit_status;
+	r->stage = "compile";
+}
+
+/* Stage 1 of a compiled language.  1 = the compile failed (record set). */
+static int compile_stage(struct run_ctx *c, struct sbx_err *err)
+{
+	const struct cli_options *o = &c->opts;
+	struct run_request req = {
+		.policy = &c->compile_policy,
+		.argv = c->compile_argv,
+		.envp = c->envp,
+		.workspace_host = c->ws.host_path,
+		.capture = true,
+		.verbose = o->verbose,
+	};
+
+	lang_compile_policy(&c->policy, &c->compile_policy);
+	c->compile_res = malloc(sizeof(*c->compile_res));
+	if (!c->compile_res)
+		return err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
+	result_init(c->compile_res);
+	c->ran = true;
+	if (supervise_run(&req, c->compile_res, err) < 0)
+		return -1;
+	if (!o->json)
+		show_compiler_output(c->compile_res);
+	c->res.compile = c->compile_res;
+	if (c->compile_res->status == ST_OK)
+		return 0;
+	adopt_compile_failure(c);
+	return 1;
 }
 
 static int launch(struct run_ctx *c, struct sbx_err *err)
@@ -174,7 +362,13 @@ static int launch(struct run_ctx *c, struct sbx_err *err)
 		.stderr_copy = o->stderr_copy,
 		.verbose = o->verbose,
 	};
+	int rc = c->compiled ? compile_stage(c, err) : 0;
 
+	if (rc != 0)
+		return rc < 0 ? -1 : 0;
+	if (c->compiled)
+		c->res.stage = "run";
+	c->ran = true;
 	return supervise_run(&req, &c->res, err);
 }
 
@@ -202,15 +396,49 @@ static void emit_record(struct run_ctx *c)
 	}
 }
 
+/* After every jail process is gone: what changed, and -o. */
+static void collect_files(struct run_ctx *c)
+{
+	struct sbx_err err = { 0 };
+
+	if (!c->ran || !c->scanned || c->ws.dirfd < 0)
+		return;
+	c->res.files = art_diff(c->ws.dirfd, &c->before, c->started_ns, &err);
+	if (!c->res.files) {
+		fprintf(stderr, "sbx: warning: %s\n", err.msg);
+		return;
+	}
+	if (c->out_fd >= 0)
+		(void)art_copy_out(c->res.files, c->ws.dirfd, c->out_fd,
+				   c->opts.out_dir);
+}
+
+static void free_stages(struct run_ctx *c)
+{
+	art_free(c->res.files);
+	c->res.files = NULL;
+	if (c->compile_res) {
+		result_free(c->compile_res);
+		free(c->compile_res);
+	}
+	c->res.compile = c->compile_res = NULL;
+	cli_argv_free(c->compile_argv);
+	art_scan_free(&c->before);
+	if (c->out_fd >= 0)
+		close(c->out_fd);
+}
+
 static int finish(struct run_ctx *c)
 {
 	struct sbx_err err = { 0 };
 	int status;
 
+	collect_files(c);
 	if (workspace_close(&c->ws, &err) < 0)
 		fprintf(stderr, "sbx: warning: %s\n", err.msg);
 	emit_record(c);
 	status = c->res.exit_status;
+	free_stages(c);
 	result_free(&c->res);
 	cli_argv_free(c->argv);
 	cli_argv_free(c->envp);
@@ -220,12 +448,29 @@ static int finish(struct run_ctx *c)
 	return status;
 }
 
+/*
+ * Block the abort signals before any host state exists, so none can kill
+ * sbx between mkdtemp and removal and leave the workspace behind
+ * (requirements item 107); supervise_run reads them from a signalfd.
+ */
+static void block_abort_signals(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+}
+
 int cmd_run(int argc, char **argv)
 {
-	struct run_ctx c = { .ws = { .dirfd = -1 } };
+	struct run_ctx c = { .ws = { .dirfd = -1 }, .out_fd = -1 };
 	struct sbx_err err = { 0 };
 	int rc;
 
+	block_abort_signals();
 	result_init(&c.res);
 	rc = prepare(&c, argc, argv, &err);
 	if (rc == 1) {

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -55,6 +56,38 @@ static int make_disposable(struct workspace *ws, struct sbx_err *err)
 	return 0;
 }
 
+/*
+ * Run by root, the program is host uid 65534 (spec §1), and sbx never
+ * chowns a persistent directory (chown as root in a tree an unprivileged
+ * uid controls invites link races): the files the program creates belong
+ * to 65534, the owner the directory must already grant write access to.
+ */
+static int check_writable_as_root(const struct workspace *ws,
+				  const struct stat *st, struct sbx_err *err)
+{
+	bool ok = (st->st_mode & S_IWOTH) ||
+		  (st->st_uid == JAILED_ROOT_UID && (st->st_mode & S_IWUSR)) ||
+		  (st->st_gid == JAILED_ROOT_GID && (st->st_mode & S_IWGRP));
+
+	if (geteuid() != 0 || ok)
+		return 0;
+	return err_set(err, ERR_CONFIG, EACCES,
+		       "--workdir %s: run by root, the program is host uid %d, which cannot write there (chown %d:%d the directory, or run sbx as an ordinary user)",
+		       ws->host_path, JAILED_ROOT_UID, JAILED_ROOT_UID, JAILED_ROOT_GID);
+}
+
+static int lock_failed(const struct workspace *ws, int e, struct sbx_err *err)
+{
+	if (e != EWOULDBLOCK)
+		return err_set(err, ERR_SETUP, e, "--workdir %s: flock: %s",
+			       ws->host_path, strerror(e));
+	err_set(err, ERR_SETUP, e,
+		"workspace busy: --workdir %s is in use by another sbx run (wait for it to end, or use another directory)",
+		ws->host_path);
+	err->retryable = true; /* it frees when the other run ends */
+	return -1;
+}
+
 static int adopt_workdir(struct workspace *ws, const char *dir,
 			 struct sbx_err *err)
 {
@@ -69,7 +102,11 @@ static int adopt_workdir(struct workspace *ws, const char *dir,
 	if (ws->dirfd < 0 || fstat(ws->dirfd, &st) < 0)
 		return err_set(err, ERR_USAGE, errno, "--workdir %s: %s", dir,
 			       strerror(errno));
-	return 0;
+	/* one run per persistent workspace; the lock dies with the fd, so a
+	 * crashed sbx never leaves it stuck (requirements item 112) */
+	if (flock(ws->dirfd, LOCK_EX | LOCK_NB) < 0)
+		return lock_failed(ws, errno, err);
+	return check_writable_as_root(ws, &st, err);
 }
 
 int workspace_open(struct workspace *ws, const char *workdir, struct sbx_err *err)
@@ -198,6 +235,17 @@ int workspace_copy_in(const struct workspace *ws, const char *src,
 	if (rc < 0)
 		unlinkat(ws->dirfd, name, 0);
 	return rc;
+}
+
+int workspace_remove_file(const struct workspace *ws, const char *name,
+			  struct sbx_err *err)
+{
+	/* unlinkat never follows: a link planted under NAME goes, not its target */
+	if (unlinkat(ws->dirfd, name, 0) == 0 || errno == ENOENT)
+		return 0;
+	return err_set(err, ERR_CONFIG, errno,
+		       "%s/%s is in the way of the build output: %s (remove it)",
+		       ws->host_path, name, strerror(errno));
 }
 
 /* ---- removal ---------------------------------------------------------- */

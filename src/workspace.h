@@ -4,7 +4,8 @@
  * Disposable (default): a fresh private directory made by mkdtemp under
  * $TMPDIR (or /tmp), removed after the run without ever following a
  * symlink or leaving the tree.  Persistent (-w DIR): DIR itself, never
- * removed.  Files are copied in by descriptor (O_NOFOLLOW in, O_EXCL out).
+ * removed, locked (flock) against a second concurrent run.  Files are
+ * copied in by descriptor (O_NOFOLLOW in, O_EXCL out).
  */
 #ifndef SBX_WORKSPACE_H
 #define SBX_WORKSPACE_H
@@ -25,6 +26,10 @@ int workspace_open(struct workspace *ws, const char *workdir, struct sbx_err *er
 /* Copy the regular file SRC into the workspace as basename(SRC). */
 int workspace_copy_in(const struct workspace *ws, const char *src,
 		      const char *option, struct sbx_err *err);
+
+/* Remove the file NAME sbx itself writes there (an old build output). */
+int workspace_remove_file(const struct workspace *ws, const char *name,
+			  struct sbx_err *err);
 
 /*
  * Close WS; remove it when disposable.  Returns -1 with ERR filled when

@@ -1,0 +1,104 @@
+/*
+ * artifacts.h - what the run created, changed or deleted in its workspace.
+ *
+ * A bounded, symlink-proof scan of the workspace is taken before the
+ * program runs (the inputs) and after every jail process is gone; the
+ * difference is the record's "files", and what the scan could not see is
+ * its "artifact_truncation" (requirements §1.14).  `-o DIR` copies the
+ * created and changed regular files out.  Nothing here follows a link,
+ * opens a FIFO, or leaves the workspace directory it is given.
+ */
+#ifndef SBX_ARTIFACTS_H
+#define SBX_ARTIFACTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "err.h"
+
+struct cJSON;
+struct result;
+
+/* Bounds of one scan (requirements item 104). */
+#define ART_MAX_FILES 2000      /* entries recorded per scan */
+#define ART_MAX_DEPTH 32        /* directory levels below the workspace */
+#define ART_MAX_PATH 1024       /* bytes of a relative path */
+#define ART_PROBE_BUDGET 100000 /* directory entries looked at per scan */
+#define ART_MAX_SKIPPED 20      /* skipped paths named in the record */
+
+enum art_reason {
+	ART_R_FILE_COUNT, ART_R_DEPTH, ART_R_PATH_LENGTH, ART_R_UNREADABLE,
+	ART_R_PROBE_BUDGET, ART_R_COUNT
+};
+
+struct art_entry {
+	char *path;      /* relative to the workspace, "a/b.txt" */
+	mode_t mode;
+	uint64_t size;
+	int64_t mtime_ns, ctime_ns;
+	ino_t ino;
+};
+
+struct art_scan {
+	struct art_entry *v;     /* sorted by path after art_scan() */
+	size_t n, cap;
+	unsigned long reasons[ART_R_COUNT];
+	unsigned long skipped_count;
+	char *skipped[ART_MAX_SKIPPED];
+	size_t nskipped;
+	unsigned long budget;
+	const char *exclude;     /* a top-level name sbx itself writes, or NULL */
+};
+
+enum art_change { ART_CREATED, ART_CHANGED, ART_DELETED };
+
+struct art_file {
+	char *path;
+	enum art_change change;
+	mode_t mode;
+	uint64_t size;
+};
+
+/* The record's "files" and "artifact_truncation". */
+struct artifacts {
+	struct art_file *v;
+	size_t n;
+	struct art_scan after;   /* keeps the truncation facts */
+	bool complete;           /* both scans saw everything */
+};
+
+/* Scan the tree under DIRFD into S (S zeroed by the caller, exclude set). */
+int art_scan(int dirfd, struct art_scan *s, struct sbx_err *err);
+bool art_scan_complete(const struct art_scan *s);
+void art_scan_free(struct art_scan *s);
+
+/*
+ * Compare BEFORE with a new scan of DIRFD.  Files the before-scan did not
+ * see are "created" only when their ctime is at or after SINCE_NS (the run
+ * start): a truncated before-scan never turns an old file into a new one.
+ * Deleted files are listed only when both scans were complete.
+ */
+struct artifacts *art_diff(int dirfd, const struct art_scan *before,
+			   int64_t since_ns, struct sbx_err *err);
+void art_free(struct artifacts *a);
+
+/*
+ * Copy the created and changed regular files of A from WS_DIRFD to OUT_DIRFD
+ * (keeping their relative paths).  Returns the number of files that could
+ * not be copied; each is named on stderr.
+ */
+int art_copy_out(const struct artifacts *a, int ws_dirfd, int out_dirfd,
+		 const char *out_name);
+
+/*
+ * Add "files", "artifact_truncation", "stage" and "compile" of R to the
+ * record object O (called by result_to_json).  False only on out of memory.
+ */
+bool artifacts_add_to_record(struct cJSON *o, const struct result *r);
+
+/* Open NAME beneath DIRFD without following any symlink (openat2). */
+int art_open_beneath(int dirfd, const char *name, int flags, mode_t mode);
+
+#endif

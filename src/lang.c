@@ -1,0 +1,270 @@
+/*
+ * lang.c - language presets at run time; see lang.h.
+ *
+ * Templates expand {file}, {out}, {workspace} inside an element and {args}
+ * as whole elements (the user's arguments pass verbatim, one element each,
+ * never through a shell).  The version probe of `sbx langs` runs the
+ * runtime inside the preset's own jail, so it reports what a run would see.
+ */
+#include "lang.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "policy/builtin.h"
+#include "result.h"
+#include "supervise/supervise.h"
+
+/* The version probe: a runtime that needs longer is reported as unknown. */
+#define PROBE_WALL_MS 5000
+#define PROBE_OUTPUT_BYTES 65536
+
+struct argv_buf {
+	char **v;
+	size_t n, cap;
+};
+
+static int push(struct argv_buf *b, char *s, struct sbx_err *err)
+{
+	if (!s)
+		return err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
+	if (b->n + 2 > b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 8;
+		char **v = realloc(b->v, cap * sizeof(*v));
+		if (!v) {
+			free(s);
+			return err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
+		}
+		b->v = v;
+		b->cap = cap;
+	}
+	b->v[b->n++] = s;
+	b->v[b->n] = NULL;
+	return 0;
+}
+
+struct subst {
+	const char *file, *out, *ws;
+};
+
+static const char *placeholder(const char *t, const struct subst *s, size_t *len)
+{
+	static const char *const names[] = { "{file}", "{out}", "{workspace}" };
+	const char *values[] = { s->file, s->out, s->ws };
+
+	for (size_t i = 0; i < 3; i++) {
+		*len = strlen(names[i]);
+		if (strncmp(t, names[i], *len) == 0)
+			return values[i];
+	}
+	return NULL;
+}
+
+static char *expand_one(const char *t, const struct subst *s, const char *what,
+			struct sbx_err *err)
+{
+	char *out = NULL;
+	size_t size = 0, len;
+	FILE *f = open_memstream(&out, &size);
+
+	if (!f) {
+		err_set(err, ERR_INTERNAL, errno, "open_memstream: %s", strerror(errno));
+		return NULL;
+	}
+	while (*t) {
+		const char *v = placeholder(t, s, &len);
+		if (v) {
+			fputs(v, f);
+			t += len;
+		} else if (strncmp(t, "{args}", 6) == 0) {
+			fclose(f);
+			free(out);
+			err_set(err, ERR_CONFIG, 0,
+				"%s: {args} must be a whole element of the template", what);
+			return NULL;
+		} else {
+			fputc(*t++, f);
+		}
+	}
+	if (fclose(f) != 0) {
+		free(out);
+		err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
+		return NULL;
+	}
+	return out;
+}
+
+int lang_expand(const struct policy *p, const struct strlist *tmpl,
+		const char *what, const char *file, char *const *args,
+		int nargs, char ***out, struct sbx_err *err)
+{
+	const char *ws = p->workspace ? p->workspace : "/mnt/data";
+	const char *base = strrchr(file, '/');
+	struct argv_buf b = { 0 };
+	struct subst s = { .ws = ws };
+	char *file_in = NULL, *out_in = NULL;
+	int rc = 0;
+
+	*out = NULL;
+	base = base ? base + 1 : file;
+	if (tmpl->n == 0)
+		return err_set(err, ERR_CONFIG, 0, "the preset has no %s template", what);
+	if (asprintf(&file_in, "%s/%s", ws, base) < 0 ||
+	    asprintf(&out_in, "%s/%s", ws, LANG_OUT_NAME) < 0) {
+		free(file_in);
+		return err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
+	}
+	s.file = file_in;
+	s.out = out_in;
+	for (size_t i = 0; rc == 0 && i < tmpl->n; i++) {
+		if (strcmp(tmpl->v[i], "{args}") != 0) {
+			char *e = expand_one(tmpl->v[i], &s, what, err);
+			rc = e ? push(&b, e, err) : -1;
+			continue;
+		}
+		for (int a = 0; rc == 0 && a < nargs; a++)
+			rc = push(&b, strdup(args[a]), err);
+	}
+	free(file_in);
+	free(out_in);
+	if (rc == 0 && (b.n == 0 || !b.v[0][0]))
+		rc = err_set(err, ERR_CONFIG, 0, "%s: the command is empty", what);
+	if (rc < 0) {
+		cli_argv_free(b.v);
+		return -1;
+	}
+	*out = b.v;
+	return 0;
+}
+
+int lang_check_known(const char *lang, struct sbx_err *err)
+{
+	char avail[256] = "";
+	struct policy p;
+
+	if (!strcmp(lang, "auto") || policy_load(lang, &p, err) == 0) {
+		if (strcmp(lang, "auto") != 0)
+			policy_free(&p);
+		return 0;
+	}
+	if (!strstr(err->msg, "not found"))
+		return -1; /* it exists but is invalid: that message says why */
+	for (size_t i = 0; i < builtin_policies_count; i++) {
+		struct sbx_err ignored;
+		size_t len = strlen(avail);
+
+		if (policy_load(builtin_policies[i].name, &p, &ignored) < 0)
+			continue;
+		if (p.lang.present)
+			snprintf(avail + len, sizeof(avail) - len, "%s%s",
+				 len ? ", " : "", builtin_policies[i].name);
+		policy_free(&p);
+	}
+	return err_prefix(err, "--lang %s: unknown language (available: %s, or auto; 'sbx langs' shows installed presets too)",
+			  lang, avail);
+}
+
+bool lang_is_compiled(const struct policy *p)
+{
+	return p->lang.present && p->lang.compile.n > 0;
+}
+
+void lang_compile_policy(const struct policy *p, struct policy *out)
+{
+	*out = *p;
+	/* cc1, as and ld need more than the program: the preset says how much */
+	for (int i = 0; i < LIM_COUNT; i++)
+		if (p->lang.compile_limits.v[i]) {
+			out->limits.v[i] = p->lang.compile_limits.v[i];
+			out->limits.at[i] = p->lang.compile_limits.at[i];
+		}
+}
+
+const char *lang_runtime(const struct policy *p)
+{
+	const struct strlist *l = p->lang.compile.n ? &p->lang.compile
+			       : p->lang.run.n ? &p->lang.run : &p->lang.version;
+
+	return l->n && l->v[0][0] == '/' ? l->v[0] : NULL;
+}
+
+static bool host_has(const char *bin)
+{
+	struct stat st;
+
+	return stat(bin, &st) == 0 && S_ISREG(st.st_mode) && access(bin, X_OK) == 0;
+}
+
+int lang_check_runtime(const struct policy *p, const char *lang, struct sbx_err *err)
+{
+	const char *bin = lang_runtime(p);
+
+	if (!bin || strchr(bin, '{') || host_has(bin))
+		return 0;
+	return err_set(err, ERR_CONFIG, ENOENT,
+		       "--lang %s: the runtime %s is not installed on this host (install it, or pick another preset: 'sbx langs' lists them)",
+		       lang ? lang : p->name, bin);
+}
+
+char **lang_policy_env(const struct policy *p)
+{
+	char **v = calloc(p->env.n + 1, sizeof(*v));
+
+	for (size_t i = 0; v && i < p->env.n; i++)
+		if (!(v[i] = strdup(p->env.v[i]))) {
+			cli_argv_free(v);
+			return NULL;
+		}
+	return v;
+}
+
+/* The first non-empty line of TEXT, trimmed, allocated. */
+static char *first_line(const char *text)
+{
+	while (text && *text) {
+		size_t skip = strspn(text, " \t\r\n");
+		size_t len;
+
+		text += skip;
+		len = strcspn(text, "\r\n");
+		while (len && (text[len - 1] == ' ' || text[len - 1] == '\t'))
+			len--;
+		if (len)
+			return strndup(text, len);
+	}
+	return NULL;
+}
+
+char *lang_probe_version(const struct policy *p)
+{
+	struct policy probe = *p;
+	struct run_request req = { .policy = &probe, .capture = true };
+	struct result res;
+	struct sbx_err err = { 0 };
+	char **argv = NULL, *version = NULL;
+
+	if (p->lang.version.n == 0)
+		return NULL;
+	probe.limits.v[LIM_WALL_TIME_MS] = PROBE_WALL_MS;
+	probe.limits.v[LIM_OUTPUT_BYTES] = PROBE_OUTPUT_BYTES;
+	if (lang_expand(p, &p->lang.version, "lang.version", "version", NULL, 0,
+			&argv, &err) < 0)
+		return NULL;
+	req.argv = argv;
+	req.envp = lang_policy_env(p);
+	result_init(&res);
+	if (req.envp && supervise_run(&req, &res, &err) == 0 && res.status == ST_OK) {
+		version = first_line(res.out.text);
+		if (!version)
+			version = first_line(res.err.text);
+	}
+	result_free(&res);
+	cli_argv_free(argv);
+	cli_argv_free(req.envp);
+	return version;
+}

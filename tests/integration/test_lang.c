@@ -1,0 +1,373 @@
+/*
+ * test_lang.c - `sbx run --lang LANG FILE` for every preset this host has,
+ * the compile stage of c/cpp, `sbx langs`, and user presets (issue 5,
+ * requirements §1.13).  A preset whose runtime is missing is skipped with
+ * a reason, never passed.
+ */
+#include "common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Write TEXT to DIR/NAME; returns the path. */
+static char *put_file(const char *dir, const char *name, const char *text)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+
+	cr_assert_not_null(f, "fopen %s", path);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+static void require_runtime(const char *bin)
+{
+	if (access(bin, X_OK) != 0)
+		cr_skip_test("SKIP: %s is not installed on this host", bin);
+}
+
+/* Run SOURCE as NAME with --lang LANG plus EXTRA options (NULL-ended). */
+static void run_lang(struct sbx_result *r, const char *lang, const char *name,
+		     const char *source, const char *const *extra)
+{
+	char *dir = make_temp_dir();
+	char *file = put_file(dir, name, source);
+	const char *argv[32];
+	size_t n = 0;
+
+	argv[n++] = "run";
+	argv[n++] = "--lang";
+	argv[n++] = lang;
+	for (size_t i = 0; extra && extra[i] && n < 28; i++)
+		argv[n++] = extra[i];
+	argv[n++] = "--";
+	argv[n++] = file;
+	argv[n] = NULL;
+	sbx_run(r, NULL, argv);
+	rm_tree(dir);
+	free(file);
+	free(dir);
+}
+
+#define NO_EXTRA ((const char *const *)NULL)
+
+/* ---- python ------------------------------------------------------------ */
+
+Test(lang, py_sum_of_range_prints_45)
+{
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	require_runtime("/usr/bin/python3");
+	run_lang(&r, "py", "sum.py", "print(sum(range(10)))\n", NO_EXTRA);
+	ASSERT_STATUS(&r, "ok");
+	cr_assert_str_eq(r.out, "45\n");
+	cr_assert_eq(r.exit_status, 0);
+	sbx_result_free(&r);
+}
+
+/* Arguments reach the program one element each, never through a shell. */
+Test(lang, py_arguments_pass_verbatim)
+{
+	struct sbx_result r;
+	char *dir = make_temp_dir();
+	char *file = put_file(dir, "args.py", "import sys\nfor a in sys.argv[1:]: print(repr(a))\n");
+
+	REQUIRE_USERNS();
+	require_runtime("/usr/bin/python3");
+	sbx_run(&r, NULL, SBX_ARGV("run", "--lang", "py", file, "a b", "", "$HOME",
+				    "*", "'q'", "--json", "{args}"));
+	ASSERT_STATUS(&r, "ok");
+	cr_assert_str_eq(r.out, "'a b'\n''\n'$HOME'\n'*'\n\"'q'\"\n'--json'\n'{args}'\n");
+	sbx_result_free(&r);
+	rm_tree(dir);
+	free(file);
+	free(dir);
+}
+
+/* A language-level error is the program failing, not sbx (item 98). */
+Test(lang, py_syntax_error_is_nonzero_exit_with_traceback)
+{
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	require_runtime("/usr/bin/python3");
+	run_lang(&r, "py", "bad.py", "def f(:\n", NO_EXTRA);
+	ASSERT_STATUS(&r, "nonzero-exit");
+	cr_assert_eq(r.exit_status, 1);
+	cr_assert(strstr(r.err, "SyntaxError") != NULL, "stderr: %s", r.err);
+	sbx_result_free(&r);
+}
+
+Test(lang, py_busy_loop_times_out)
+{
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	require_runtime("/usr/bin/python3");
+	run_lang(&r, "py", "loop.py", "while True: pass\n",
+		 SBX_ARGV("--time", "1s", "--cpu", "10s"));
+	ASSERT_STATUS(&r, "timeout");
+	cr_assert_eq(r.exit_status, 124);
+	sbx_result_free(&r);
+}
+
+Test(lang, auto_picks_the_preset_by_extension)
+{
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	require_runtime("/usr/bin/python3");
+	run_lang(&r, "auto", "hello.py", "print('hi')\n", NO_EXTRA);
+	ASSERT_STATUS(&r, "ok");
+	cr_assert_str_eq(rec_str(&r, "policy"), "py");
+	cr_assert_str_eq(r.out, "hi\n");
+	sbx_result_free(&r);
+}
+
+Test(lang, unknown_language_is_config_error_listing_presets)
+{
+	struct sbx_result r;
+
+	run_lang(&r, "cobol", "x.cob", "DISPLAY 'HI'.\n", NO_EXTRA);
+	ASSERT_STATUS(&r, "config-error");
+	cr_assert_eq(r.exit_status, 125);
+	cr_assert(strstr(rec_str(&r, "message"), "available: ") &&
+		  strstr(rec_str(&r, "message"), "py"), "message: %s",
+		  rec_str(&r, "message"));
+	sbx_result_free(&r);
+}
+
+/* ---- the other interpreters ------------------------------------------------ */
+
+Test(lang, node_hello_and_timeout)
+{
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	require_runtime("/usr/bin/node");
+	run_lang(&r, "node", "hello.js", "console.log('hello ' + (6 * 7))\n", NO_EXTRA);
+	ASSERT_STATUS(&r, "ok");
+	cr_assert_str_eq(r.out, "hello 42\n");
+	sbx_result_free(&r);
+	run_lang(&r, "node", "loop.js", "for (;;) {}\n", SBX_ARGV("--time", "2s"));
+	ASSERT_STATUS(&r, "timeout");
+	sbx_result_free(&r);
+}
+
+Test(lang, sh_hello_and_output_limit)
+{
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	run_lang(&r, "sh", "hello.sh", "echo \"hello $1\"\n", NO_EXTRA);
+	ASSERT_STATUS(&r, "ok");
+	cr_assert_str_eq(r.out, "hello \n");
+	sbx_result_free(&r);
+	run_lang(&r, "sh", "flood.sh", "exec /usr/bin/yes\n", SBX_ARGV("--output", "64K"));
+	ASSERT_STATUS(&r, "output-limit");
+	cr_assert_leq(r.out_len, 65536 + 200); /* + the truncation marker */
+	sbx_result_free(&r);
+}
+
+Test(lang, bash_hello_and_cpu_limit)
+{
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	require_runtime("/bin/bash");
+	run_lang(&r, "bash", "hello.bash", "a=(x y); echo \"${#a[@]}\"\n", NO_EXTRA);
+	ASSERT_STATUS(&r, "ok");
+	cr_assert_str_eq(r.out, "2\n");
+	sbx_result_free(&r);
+	run_lang(&r, "bash", "spin.bash", "while :; do :; done\n",
+		 SBX_ARGV("--cpu", "1s", "--time", "20s"));
+	ASSERT_STATUS(&r, "cpu-limit");
+	sbx_result_free(&r);
+}
+
+Test(lang, perl_hello_and_timeout)
+{
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	require_runtime("/usr/bin/perl");
+	run_lang(&r, "perl", "hello.pl", "print 6*7, \"\\n\";\n", NO_EXTRA);
+	ASSERT_STATUS(&r, "ok");
+	cr_assert_str_eq(r.out, "42\n");
+	sbx_result_free(&r);
+	run_lang(&r, "perl", "sleep.pl", "sleep 30;\n", SBX_ARGV("--time", "500ms"));
+	ASSERT_STATUS(&r, "timeout");
+	sbx_result_free(&r);
+}
+
+/* ---- compiled languages ------------------------------------------------------ */
+
+Test(lang, c_hello_has_a_compile_section)
+{
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	require_runtime("/usr/bin/gcc");
+	run_lang(&r, "c", "hello.c",
+		 "#include <stdio.h>\nint main(void){puts(\"hello c\");return 0;}\n", NO_EXTRA);
+	ASSERT_STATUS(&r, "ok");
+	cr_assert_str_eq(r.out, "hello c\n");
+	cr_assert_str_eq(rec_str(&r, "stage"), "run");
+	cJSON *c = cJSON_GetObjectItem(r.record, "compile");
+	cr_assert(cJSON_IsObject(c));
+	cr_assert_str_eq(cJSON_GetObjectItem(c, "status")->valuestring, "ok");
+	/* the build output is sbx's, not one of the program's files */
+	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(r.record, "files")), 0);
+	sbx_result_free(&r);
+}
+
+/* A compile error ends the run with the compiler's record; nothing runs. */
+Test(lang, c_compile_error_stops_before_the_run)
+{
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	require_runtime("/usr/bin/gcc");
+	run_lang(&r, "c", "bad.c",
+		 "#include <stdio.h>\nint main(void){puts(\"RAN\"); return nope;}\n", NO_EXTRA);
+	ASSERT_STATUS(&r, "nonzero-exit");
+	cr_assert_str_eq(rec_str(&r, "stage"), "compile");
+	cr_assert_eq(r.exit_status, 1);
+	cr_assert(strstr(r.out, "RAN") == NULL);
+	cr_assert(strstr(r.err, "nope") != NULL, "compiler output on stderr: %s", r.err);
+	cJSON *c = cJSON_GetObjectItem(r.record, "compile");
+	cr_assert(cJSON_IsObject(c));
+	cr_assert(strstr(cJSON_GetObjectItem(c, "stderr")->valuestring, "undeclared"));
+	sbx_result_free(&r);
+}
+
+Test(lang, c_runtime_crash_is_signaled_in_the_run_stage)
+{
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	require_runtime("/usr/bin/gcc");
+	run_lang(&r, "c", "crash.c",
+		 "int main(void){ volatile int *p = 0; return *p; }\n", NO_EXTRA);
+	ASSERT_STATUS(&r, "signaled");
+	cr_assert_str_eq(rec_str(&r, "signal"), "SIGSEGV");
+	cr_assert_str_eq(rec_str(&r, "stage"), "run");
+	cr_assert_eq(r.exit_status, 128 + 11);
+	sbx_result_free(&r);
+}
+
+Test(lang, c_fork_bomb_is_contained)
+{
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	require_runtime("/usr/bin/gcc");
+	run_lang(&r, "c", "bomb.c",
+		 "#include <unistd.h>\nint main(void){ for (;;) fork(); }\n",
+		 SBX_ARGV("--time", "2s"));
+	ASSERT_STATUS(&r, "timeout");
+	cr_assert_lt(r.elapsed_s, 15.0);
+	sbx_result_free(&r);
+}
+
+Test(lang, cpp_hello_and_memory_limit)
+{
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	require_runtime("/usr/bin/g++");
+	run_lang(&r, "cpp", "hello.cpp",
+		 "#include <iostream>\nint main(int c, char **v){ std::cout << \"hi \" << c << std::endl; }\n",
+		 NO_EXTRA);
+	ASSERT_STATUS(&r, "ok");
+	cr_assert_str_eq(r.out, "hi 1\n");
+	sbx_result_free(&r);
+	/* rlimit-as: the allocation fails, the uncaught bad_alloc aborts */
+	run_lang(&r, "cpp", "hog.cpp",
+		 "#include <vector>\nint main(){ std::vector<char> v(1UL << 31, 1); return v[5]; }\n",
+		 SBX_ARGV("--memory", "256M"));
+	cr_assert_neq(r.exit_status, 0);
+	cr_assert_str_eq(rec_str(&r, "stage"), "run");
+	sbx_result_free(&r);
+}
+
+/* ---- sbx langs and user presets ----------------------------------------------- */
+
+Test(langs, json_lists_every_builtin_with_its_version)
+{
+	struct sbx_result r;
+	static const char *const names[] = { "py", "node", "sh", "bash", "perl", "c", "cpp" };
+
+	REQUIRE_USERNS();
+	sbx_run(&r, &(struct sbx_opts){ .no_record = true, .deadline_s = 60 },
+		SBX_ARGV("langs", "--json"));
+	cr_assert_eq(r.exit_status, 0, "stderr: %s", r.err);
+	cJSON *list = cJSON_Parse(r.out);
+	cr_assert(cJSON_IsArray(list), "stdout: %s", r.out);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		cJSON *row = NULL, *it;
+		cJSON_ArrayForEach(it, list)
+			if (!strcmp(cJSON_GetObjectItem(it, "name")->valuestring, names[i]))
+				row = it;
+		cr_assert_not_null(row, "%s missing", names[i]);
+		bool here = cJSON_IsTrue(cJSON_GetObjectItem(row, "available"));
+		cJSON *v = cJSON_GetObjectItem(row, "version");
+		cr_assert(here ? cJSON_IsString(v) : cJSON_IsNull(v), "%s version", names[i]);
+		cr_assert_str_eq(cJSON_GetObjectItem(row, "origin")->valuestring, "builtin");
+	}
+	cJSON *py = NULL, *it;
+	cJSON_ArrayForEach(it, list)
+		if (!strcmp(cJSON_GetObjectItem(it, "name")->valuestring, "py"))
+			py = it;
+	if (access("/usr/bin/python3", X_OK) == 0)
+		cr_assert(!strncmp(cJSON_GetObjectItem(py, "version")->valuestring, "Python 3", 8));
+	cJSON_Delete(list);
+	sbx_result_free(&r);
+}
+
+/* A NAME.policy in $XDG_CONFIG_HOME/sbx adds a preset; langs names its file. */
+Test(langs, user_preset_is_listed_and_runs)
+{
+	struct sbx_result r;
+	char *home = make_temp_dir(), *conf = xasprintf("%s/sbx", home);
+	char *env0 = xasprintf("XDG_CONFIG_HOME=%s", home);
+	const char *env[] = { env0, NULL };
+
+	REQUIRE_USERNS();
+	cr_assert_eq(mkdir(conf, 0755), 0);
+	free(put_file(conf, "shout.policy",
+		      "include: \"default\"\nname: \"shout\"\n"
+		      "lang { extensions: [\".shout\"] run: [\"/bin/sh\", \"{file}\", \"{args}\"]"
+		      " version: [\"/bin/echo\", \"shout 1.0\"] }\n"));
+	free(put_file(conf, "ghost.policy",
+		      "include: \"default\"\nname: \"ghost\"\n"
+		      "lang { run: [\"/usr/bin/no-such-runtime\", \"{file}\"] }\n"));
+	sbx_run(&r, &(struct sbx_opts){ .no_record = true, .env = env, .deadline_s = 60 },
+		SBX_ARGV("langs"));
+	cr_assert_eq(r.exit_status, 0, "stderr: %s", r.err);
+	cr_assert(strstr(r.out, "shout 1.0") && strstr(r.out, "shout.policy"), "%s", r.out);
+	cr_assert(strstr(r.out, "not installed"), "%s", r.out);
+	sbx_result_free(&r);
+
+	char *file = put_file(home, "x.shout", "echo shouted \"$1\"\n");
+	sbx_run(&r, &(struct sbx_opts){ .env = env }, SBX_ARGV("run", "--lang", "shout", file, "A"));
+	ASSERT_STATUS(&r, "ok");
+	cr_assert_str_eq(r.out, "shouted A\n");
+	sbx_result_free(&r);
+
+	/* a preset whose runtime is missing: a config error naming it */
+	sbx_run(&r, &(struct sbx_opts){ .env = env }, SBX_ARGV("run", "--lang", "ghost", file));
+	ASSERT_STATUS(&r, "config-error");
+	cr_assert(strstr(rec_str(&r, "message"), "/usr/bin/no-such-runtime"), "%s",
+		  rec_str(&r, "message"));
+	sbx_result_free(&r);
+	rm_tree(home);
+	free(file);
+	free(env0);
+	free(conf);
+	free(home);
+}
