@@ -15,6 +15,8 @@
 
 #include "policy/policy.h"
 
+struct artifacts;
+
 enum run_status {
 	ST_OK, ST_NONZERO_EXIT, ST_SIGNALED, ST_TIMEOUT, ST_CPU_LIMIT,
 	ST_MEMORY_LIMIT, ST_OUTPUT_LIMIT, ST_SECCOMP, ST_EXEC_ERROR,
@@ -24,7 +26,11 @@ enum run_status {
 const char *run_status_name(enum run_status s); /* "nonzero-exit" ... */
 
 /* How a limit was enforced, for limits.enforced_by. */
-enum enforcement { ENF_NONE, ENF_RLIMIT, ENF_CGROUP, ENF_SUPERVISOR, ENF_TMPFS };
+enum enforcement { ENF_NONE, ENF_RLIMIT, ENF_CGROUP, ENF_SUPERVISOR, ENF_TMPFS,
+	ENF_RLIMIT_AS,         /* "rlimit-as": per-process address space */
+	ENF_RLIMIT_NPROC,      /* "rlimit-nproc": per-uid process count */
+	ENF_RLIMIT_SUPERVISOR, /* "rlimit+supervisor": RLIMIT_CPU + tree meter */
+};
 
 struct captured {            /* capture mode only */
 	char *text;              /* valid UTF-8, NUL-terminated */
@@ -59,6 +65,11 @@ struct result {
 	bool capture;
 
 	int exit_status;         /* what `sbx run` exits with (spec §3) */
+
+	/* languages and workspaces (src/run.c, src/artifacts.c); the owner frees */
+	struct artifacts *files; /* NULL = no scan: no "files" in the record */
+	struct result *compile;  /* compiled languages: the compile stage */
+	const char *stage;       /* "compile" / "run" for compiled languages */
 };
 
 /* A result with every measurement unknown, status st, and message. */

@@ -1,0 +1,445 @@
+/*
+ * result.c - struct result -> the one-line JSON record of spec §5.
+ *
+ * Built with cJSON from kernel facts and sbx's own counters.  Captured text
+ * may hold NUL bytes, which cJSON strings cannot, so it is escaped here and
+ * inserted as a raw node.  If building the record fails (out of memory), a
+ * fixed minimal record with the right status is written instead
+ * (requirements item 92).  contrib/result.schema.json describes the output.
+ */
+#include "result.h"
+#include "artifacts.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef SBX_VERSION
+#define SBX_VERSION "unknown"
+#endif
+
+#define SCHEMA_VERSION 1
+
+static const char *const status_names[] = {
+	[ST_OK] = "ok",
+	[ST_NONZERO_EXIT] = "nonzero-exit",
+	[ST_SIGNALED] = "signaled",
+	[ST_TIMEOUT] = "timeout",
+	[ST_CPU_LIMIT] = "cpu-limit",
+	[ST_MEMORY_LIMIT] = "memory-limit",
+	[ST_OUTPUT_LIMIT] = "output-limit",
+	[ST_SECCOMP] = "seccomp",
+	[ST_EXEC_ERROR] = "exec-error",
+	[ST_CONFIG_ERROR] = "config-error",
+	[ST_SETUP_ERROR] = "setup-error",
+	[ST_ABORTED] = "aborted",
+};
+
+/* Short keys of limits.enforced_by (kill_grace_ms is no limit: absent). */
+static const char *const enforced_keys[LIM_COUNT] = {
+	[LIM_WALL_TIME_MS] = "wall",
+	[LIM_CPU_TIME_MS] = "cpu",
+	[LIM_MEMORY_MB] = "memory",
+	[LIM_PROCESSES] = "processes",
+	[LIM_FILE_SIZE_MB] = "file_size",
+	[LIM_OPEN_FILES] = "open_files",
+	[LIM_OUTPUT_BYTES] = "output",
+	[LIM_STACK_MB] = "stack",
+};
+
+static const char *const enforcement_names[] = {
+	[ENF_NONE] = "none",
+	[ENF_RLIMIT] = "rlimit",
+	[ENF_CGROUP] = "cgroup",
+	[ENF_SUPERVISOR] = "supervisor",
+	[ENF_TMPFS] = "tmpfs",
+	[ENF_RLIMIT_AS] = "rlimit-as",
+	[ENF_RLIMIT_NPROC] = "rlimit-nproc",
+	[ENF_RLIMIT_SUPERVISOR] = "rlimit+supervisor",
+};
+
+const char *run_status_name(enum run_status s)
+{
+	if ((unsigned)s >= sizeof(status_names) / sizeof(status_names[0]) || !status_names[s])
+		return "setup-error";
+	return status_names[s];
+}
+
+static const char *enforcement_name(enum enforcement e)
+{
+	if ((unsigned)e >= sizeof(enforcement_names) / sizeof(enforcement_names[0]))
+		return "none";
+	return enforcement_names[e];
+}
+
+void result_init(struct result *r)
+{
+	memset(r, 0, sizeof(*r));
+	/* until someone decides otherwise, nothing ran: never a fake "ok" */
+	r->status = ST_SETUP_ERROR;
+	r->exit_status = 125;
+	r->wall_ms = -1;
+	r->cpu_user_ms = -1;
+	r->cpu_sys_ms = -1;
+	r->max_rss_kib = -1;
+}
+
+void result_free(struct result *r)
+{
+	free(r->out.text);
+	free(r->err.text);
+	r->out.text = r->err.text = NULL;
+	r->out.len = r->err.len = 0;
+}
+
+/* "SIGKILL" for 9; "SIG34" when glibc has no abbreviation. */
+static void signal_name(int sig, char *buf, size_t size)
+{
+	const char *abbrev = sigabbrev_np(sig);
+
+	if (abbrev)
+		snprintf(buf, size, "SIG%s", abbrev);
+	else
+		snprintf(buf, size, "SIG%d", sig);
+}
+
+/* Quote LEN bytes of valid UTF-8 as a JSON string; NULs become \u0000. */
+static char *json_quote(const char *s, size_t len)
+{
+	char *q, *o;
+
+	if (len > (SIZE_MAX - 3) / 6)
+		return NULL;
+	q = malloc(len * 6 + 3);
+	if (!q)
+		return NULL;
+	o = q;
+	*o++ = '"';
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"' || c == '\\') {
+			*o++ = '\\';
+			*o++ = (char)c;
+		} else if (c == '\n') {
+			*o++ = '\\';
+			*o++ = 'n';
+		} else if (c == '\t') {
+			*o++ = '\\';
+			*o++ = 't';
+		} else if (c < 0x20 || c == 0x7f) {
+			o += sprintf(o, "\\u%04x", c);
+		} else {
+			*o++ = (char)c;
+		}
+	}
+	*o++ = '"';
+	*o = '\0';
+	return q;
+}
+
+/* A measurement: negative = unknown -> null; rounded to 1 µs for tidy output. */
+static cJSON *measurement(double v)
+{
+	if (v < 0 || !isfinite(v))
+		return cJSON_CreateNull();
+	return cJSON_CreateNumber(round(v * 1000.0) / 1000.0);
+}
+
+static cJSON *limit_value(uint64_t v)
+{
+	if (v == LIMIT_UNLIMITED)
+		return cJSON_CreateNull();
+	return cJSON_CreateNumber((double)v);
+}
+
+static bool add(cJSON *obj, const char *key, cJSON *item)
+{
+	if (!item)
+		return false;
+	cJSON_AddItemToObject(obj, key, item);
+	return true;
+}
+
+static cJSON *clamped_json(const struct policy *p)
+{
+	cJSON *arr = cJSON_CreateArray();
+
+	for (size_t i = 0; arr && i < p->nclamped && i < LIM_COUNT; i++) {
+		const struct clamp *c = &p->clamped[i];
+		cJSON *o = cJSON_CreateObject();
+		if (!o || (unsigned)c->id >= LIM_COUNT ||
+		    !cJSON_AddStringToObject(o, "limit", limit_names[c->id]) ||
+		    !add(o, "requested", limit_value(c->requested)) ||
+		    !add(o, "effective", limit_value(c->effective))) {
+			cJSON_Delete(o);
+			cJSON_Delete(arr);
+			return NULL;
+		}
+		cJSON_AddItemToArray(arr, o);
+	}
+	return arr;
+}
+
+static cJSON *enforced_json(const struct result *r)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	for (int id = 0; o && id < LIM_COUNT; id++) {
+		if (!enforced_keys[id])
+			continue;
+		if (!cJSON_AddStringToObject(o, enforced_keys[id],
+					     enforcement_name(r->enforced_by[id]))) {
+			cJSON_Delete(o);
+			return NULL;
+		}
+	}
+	return o;
+}
+
+static cJSON *limits_json(const struct result *r)
+{
+	const struct policy *p = r->policy;
+	cJSON *o;
+
+	if (!p)
+		return cJSON_CreateNull();
+	o = cJSON_CreateObject();
+	for (int id = 0; o && id < LIM_COUNT; id++) {
+		if (!add(o, limit_names[id], limit_value(policy_limit(p, id)))) {
+			cJSON_Delete(o);
+			return NULL;
+		}
+	}
+	if (o && (!add(o, "clamped", clamped_json(p)) ||
+		  !add(o, "enforced_by", enforced_json(r)))) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}
+
+static const char *network_name(enum net_mode n)
+{
+	return n == NET_HOST ? "host" : n == NET_LOOPBACK ? "loopback" : "none";
+}
+
+static cJSON *namespaces_json(const struct policy *p)
+{
+	static const char *const all[] = { "user", "mount", "pid", "net", "ipc", "uts", "cgroup" };
+	cJSON *arr = cJSON_CreateArray();
+
+	for (size_t i = 0; arr && i < sizeof(all) / sizeof(all[0]); i++) {
+		if (p->network == NET_HOST && strcmp(all[i], "net") == 0)
+			continue; /* --net host shares the host's network namespace */
+		cJSON *s = cJSON_CreateString(all[i]);
+		if (!s) {
+			cJSON_Delete(arr);
+			return NULL;
+		}
+		cJSON_AddItemToArray(arr, s);
+	}
+	return arr;
+}
+
+static cJSON *isolation_json(const struct result *r)
+{
+	const struct policy *p = r->policy;
+	cJSON *o;
+
+	if (!p)
+		return cJSON_CreateNull();
+	o = cJSON_CreateObject();
+	if (!o || !add(o, "namespaces", namespaces_json(p)) ||
+	    !cJSON_AddNumberToObject(o, "uid", p->uid) ||
+	    !cJSON_AddNumberToObject(o, "gid", p->gid) ||
+	    !cJSON_AddTrueToObject(o, "seccomp") ||
+	    !cJSON_AddBoolToObject(o, "cgroup", r->cgroup) ||
+	    !cJSON_AddStringToObject(o, "network", network_name(p->network)) ||
+	    !add(o, "hostname", p->hostname ? cJSON_CreateString(p->hostname)
+					     : cJSON_CreateNull())) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}
+
+static cJSON *command_json(char **argv)
+{
+	cJSON *arr;
+
+	if (!argv)
+		return cJSON_CreateNull();
+	arr = cJSON_CreateArray();
+	for (size_t i = 0; arr && argv[i]; i++) {
+		cJSON *s = cJSON_CreateString(argv[i]);
+		if (!s) {
+			cJSON_Delete(arr);
+			return NULL;
+		}
+		cJSON_AddItemToArray(arr, s);
+	}
+	return arr;
+}
+
+static bool add_captured(cJSON *o, const char *key, const char *lossy_key,
+			 const struct captured *c)
+{
+	char *quoted = json_quote(c->text ? c->text : "", c->text ? c->len : 0);
+	cJSON *raw;
+
+	if (!quoted)
+		return false;
+	raw = cJSON_CreateRaw(quoted);
+	free(quoted);
+	return add(o, key, raw) && cJSON_AddBoolToObject(o, lossy_key, c->lossy);
+}
+
+static bool add_outcome(cJSON *o, const struct result *r)
+{
+	char sig[32];
+
+	if (!cJSON_AddStringToObject(o, "sbx_version", SBX_VERSION) ||
+	    !cJSON_AddNumberToObject(o, "schema_version", SCHEMA_VERSION) ||
+	    !cJSON_AddStringToObject(o, "status", run_status_name(r->status)))
+		return false;
+	if (!add(o, "exit_code", r->has_exit_code ? cJSON_CreateNumber(r->exit_code)
+						  : cJSON_CreateNull()))
+		return false;
+	signal_name(r->term_signal, sig, sizeof(sig));
+	if (!add(o, "signal", r->term_signal > 0 ? cJSON_CreateString(sig) : cJSON_CreateNull()))
+		return false;
+	return cJSON_AddBoolToObject(o, "core_dumped", r->core_dumped) &&
+	       cJSON_AddStringToObject(o, "message", r->message);
+}
+
+static bool add_measurements(cJSON *o, const struct result *r)
+{
+	const char *name = r->policy ? r->policy->name : NULL;
+
+	return add(o, "command", command_json(r->command)) &&
+	       add(o, "policy", name ? cJSON_CreateString(name) : cJSON_CreateNull()) &&
+	       add(o, "wall_ms", measurement(r->wall_ms)) &&
+	       add(o, "cpu_user_ms", measurement(r->cpu_user_ms)) &&
+	       add(o, "cpu_sys_ms", measurement(r->cpu_sys_ms)) &&
+	       add(o, "max_rss_kib", r->max_rss_kib < 0 ? cJSON_CreateNull()
+							: cJSON_CreateNumber((double)r->max_rss_kib)) &&
+	       cJSON_AddNumberToObject(o, "stdout_bytes", (double)r->stdout_bytes) &&
+	       cJSON_AddNumberToObject(o, "stderr_bytes", (double)r->stderr_bytes) &&
+	       cJSON_AddBoolToObject(o, "output_truncated", r->output_truncated);
+}
+
+char *result_to_json(const struct result *r)
+{
+	cJSON *o = cJSON_CreateObject();
+	char *text = NULL;
+
+	if (o && add_outcome(o, r) && add_measurements(o, r) &&
+	    add(o, "limits", limits_json(r)) && add(o, "isolation", isolation_json(r)) &&
+	    cJSON_AddBoolToObject(o, "retryable", r->status == ST_SETUP_ERROR && r->retryable) &&
+	    (!r->capture || (add_captured(o, "stdout", "stdout_lossy", &r->out) &&
+			     add_captured(o, "stderr", "stderr_lossy", &r->err))) &&
+	    artifacts_add_to_record(o, r)) /* files, stage, compile: artifacts.c */
+		text = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	return text;
+}
+
+/* The fixed record of item 92: right status, no detail; needs no allocation. */
+static int fallback_json(const struct result *r, char *buf, size_t size)
+{
+	char code[16] = "null";
+
+	if (r->has_exit_code)
+		snprintf(code, sizeof(code), "%d", r->exit_code);
+	return snprintf(buf, size,
+			"{\"sbx_version\":\"%s\",\"schema_version\":%d,\"status\":\"%s\","
+			"\"exit_code\":%s,\"signal\":null,\"core_dumped\":false,"
+			"\"message\":\"sbx could not build the full record (out of memory)\","
+			"\"command\":null,\"policy\":null,\"wall_ms\":null,\"cpu_user_ms\":null,"
+			"\"cpu_sys_ms\":null,\"max_rss_kib\":null,\"stdout_bytes\":null,"
+			"\"stderr_bytes\":null,\"output_truncated\":%s,\"limits\":null,"
+			"\"isolation\":null,\"retryable\":false}",
+			SBX_VERSION, SCHEMA_VERSION, run_status_name(r->status), code,
+			r->output_truncated ? "true" : "false");
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* "fd:N" -> N, or -1 when DEST is not a well-formed fd spec. */
+static int parse_fd_dest(const char *dest)
+{
+	char *end;
+	long n;
+
+	if (strncmp(dest, "fd:", 3) != 0 || dest[3] < '0' || dest[3] > '9')
+		return -1;
+	errno = 0;
+	n = strtol(dest + 3, &end, 10);
+	if (errno || *end || n > INT_MAX)
+		return -1;
+	return (int)n;
+}
+
+static int open_dest(const char *dest, bool *close_after)
+{
+	int fd;
+
+	*close_after = false;
+	if (!dest)
+		return STDERR_FILENO;
+	if (strcmp(dest, "-") == 0)
+		return STDOUT_FILENO;
+	fd = parse_fd_dest(dest);
+	if (fd >= 0)
+		return fd;
+	*close_after = true;
+	return open(dest, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
+}
+
+int result_emit(const struct result *r, const char *dest)
+{
+	char fallback[1024];
+	char *json = result_to_json(r);
+	const char *text = json;
+	bool close_after;
+	int fd, rc, saved;
+
+	if (!json) {
+		fallback_json(r, fallback, sizeof(fallback));
+		text = fallback;
+	}
+	fd = open_dest(dest, &close_after);
+	if (fd < 0) {
+		saved = errno;
+		free(json);
+		errno = saved;
+		return -1;
+	}
+	rc = write_all(fd, text, strlen(text));
+	if (rc == 0)
+		rc = write_all(fd, "\n", 1);
+	saved = errno;
+	if (close_after && close(fd) != 0 && rc == 0)
+		rc = -1, saved = errno;
+	free(json);
+	errno = saved;
+	return rc;
+}

@@ -1,0 +1,334 @@
+/*
+ * classify.c - turn what the kernel and sbx's own timers said into one
+ * status, message and exit status (spec §3, §5; requirements §1.12).
+ *
+ * Precedence when causes overlap: aborted > timeout > cpu-limit >
+ * memory-limit > output-limit > seccomp > signaled > nonzero-exit > ok.
+ * Nothing the program printed is consulted; memory-limit needs cgroup OOM
+ * evidence and is never guessed from a bare SIGKILL (requirements item 15).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "supervise/internal.h"
+
+static void say(struct result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void say(struct result *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->message, sizeof(r->message), fmt, ap);
+	va_end(ap);
+}
+
+static void sig_name(int sig, char *buf, size_t size)
+{
+	const char *abbrev = sigabbrev_np(sig);
+
+	if (abbrev)
+		snprintf(buf, size, "SIG%s", abbrev);
+	else
+		snprintf(buf, size, "signal %d", sig);
+}
+
+void result_from_err(struct result *res, const struct sbx_err *err)
+{
+	res->status = (err->kind == ERR_USAGE || err->kind == ERR_CONFIG) ? ST_CONFIG_ERROR
+									  : ST_SETUP_ERROR;
+	res->exit_status = 125;
+	res->retryable = err->retryable;
+	say(res, "%s", err->msg[0] ? err->msg : "sbx failed before the program ran");
+}
+
+static double ms_between(int64_t a, int64_t b)
+{
+	return (double)(b - a) / 1e6;
+}
+
+static double tv_ms(struct timeval tv)
+{
+	return (double)tv.tv_sec * 1000.0 + (double)tv.tv_usec / 1000.0;
+}
+
+static void fill_measurements(struct sup *s)
+{
+	struct result *r = s->res;
+
+	if (!s->go_sent)
+		return; /* nothing ran: every measurement stays null */
+	r->wall_ms = ms_between(s->t_go, s->target_exited ? s->t_exit : s->t_init_dead);
+	if (!s->rusage_ok)
+		return;
+	/* the init is idle; its rusage covers every reaped process of the jail */
+	r->cpu_user_ms = tv_ms(s->init_ru.ru_utime);
+	r->cpu_sys_ms = tv_ms(s->init_ru.ru_stime);
+	r->max_rss_kib = s->init_ru.ru_maxrss;
+}
+
+static int append_marker(struct captured *c, uint64_t limit)
+{
+	char marker[96];
+	int n = relay_marker(limit, marker, sizeof(marker));
+	char *text = realloc(c->text, c->len + (size_t)n + 1);
+
+	if (!text)
+		return -1;
+	memcpy(text + c->len, marker, (size_t)n + 1);
+	c->text = text;
+	c->len += (size_t)n;
+	return 0;
+}
+
+static void fill_capture(struct sup *s)
+{
+	struct captured *dst[2] = { &s->res->out, &s->res->err };
+
+	for (int i = 0; i < 2; i++) {
+		const struct capbuf *b = &s->out[i].cap;
+		if (utf8_sanitize(b->data, b->len, s->budget.truncated, dst[i]) != 0)
+			continue; /* out of memory: the text stays empty */
+		/* the marker comes last, after everything that was kept (item 39) */
+		if (s->out[i].crossed)
+			(void)append_marker(dst[i], s->budget.limit);
+	}
+}
+
+static void fill_output(struct sup *s)
+{
+	struct result *r = s->res;
+
+	r->stdout_bytes = s->out[0].bytes;
+	r->stderr_bytes = s->out[1].bytes;
+	r->output_truncated = s->budget.truncated;
+	if (s->req->capture)
+		fill_capture(s);
+}
+
+static enum enforcement enforcement_of(const struct sup *s, enum limit_id id)
+{
+	if (policy_limit(s->pol, id) == LIMIT_UNLIMITED)
+		return ENF_NONE;
+	switch (id) {
+	case LIM_WALL_TIME_MS:
+	case LIM_OUTPUT_BYTES:
+		return ENF_SUPERVISOR;
+	case LIM_CPU_TIME_MS:
+		return ENF_RLIMIT_SUPERVISOR;
+	case LIM_MEMORY_MB:
+		return s->res->cgroup ? ENF_CGROUP : ENF_RLIMIT_AS;
+	case LIM_PROCESSES:
+		return s->res->cgroup ? ENF_CGROUP : ENF_RLIMIT_NPROC;
+	case LIM_FILE_SIZE_MB:
+	case LIM_OPEN_FILES:
+	case LIM_STACK_MB:
+		return ENF_RLIMIT;
+	default:
+		return ENF_NONE;
+	}
+}
+
+static void fill_enforcement(struct sup *s)
+{
+	for (int id = 0; id < LIM_COUNT; id++)
+		s->res->enforced_by[id] = enforcement_of(s, (enum limit_id)id);
+}
+
+/* The target's own wait status, when the init reported it. */
+static void fill_target(struct sup *s)
+{
+	struct result *r = s->res;
+	int st = s->target_status;
+
+	if (s->target_exited && WIFEXITED(st)) {
+		r->has_exit_code = true;
+		r->exit_code = WEXITSTATUS(st);
+	} else if (s->target_exited && WIFSIGNALED(st)) {
+		r->term_signal = WTERMSIG(st);
+		r->core_dumped = WCOREDUMP(st);
+	} else if (s->go_sent && s->init_killed) {
+		r->term_signal = SIGKILL; /* the jail died with its init */
+	}
+}
+
+static bool target_signaled(const struct sup *s, int sig)
+{
+	return s->target_exited && WIFSIGNALED(s->target_status) &&
+	       WTERMSIG(s->target_status) == sig;
+}
+
+/* Whole-tree CPU at settle: rusage of the init (all reaped), else the meter. */
+static int64_t tree_cpu_ms(const struct sup *s)
+{
+	if (s->rusage_ok)
+		return (int64_t)(tv_ms(s->init_ru.ru_utime) + tv_ms(s->init_ru.ru_stime)) -
+		       s->setup_cpu_ms;
+	return s->cpu_sampled_ms;
+}
+
+/* SIGXCPU, the meter, or CPU >= budget at settle: the last one catches a
+ * program that trapped or masked SIGXCPU and exited in the soft-to-hard gap
+ * (requirements items 7, 8, 11). */
+static bool cpu_exhausted(const struct sup *s)
+{
+	uint64_t budget = policy_limit(s->pol, LIM_CPU_TIME_MS);
+
+	if (budget == LIMIT_UNLIMITED || !s->go_sent)
+		return false;
+	return s->cpu_exceeded || target_signaled(s, SIGXCPU) ||
+	       (uint64_t)tree_cpu_ms(s) >= budget;
+}
+
+static bool classify_setup(struct sup *s)
+{
+	struct result *r = s->res;
+	int e = s->setup_errno;
+
+	if (s->setup_failed) {
+		r->status = ST_SETUP_ERROR;
+		r->retryable = e == EAGAIN || e == ENOMEM || e == EBUSY;
+		say(r, "jail setup failed: %s%s%s; run `sbx doctor` to see what this host allows",
+		    s->setup_text[0] ? s->setup_text : "(no detail from the jail)",
+		    e ? ": " : "", e ? strerror(e) : "");
+	} else if (s->setup_timed_out) {
+		r->status = ST_SETUP_ERROR;
+		r->retryable = true;
+		say(r, "jail setup did not finish within 10 s; the host may be overloaded "
+		       "(retry, or run with -v to see the slow step)");
+	} else if (!s->go_sent) {
+		r->status = ST_SETUP_ERROR;
+		say(r, "the jail's init ended during setup without saying why "
+		       "(waitid code %d, status %d); run with -v", s->init_code, s->init_status);
+	} else {
+		return false;
+	}
+	r->exit_status = 125;
+	return true;
+}
+
+static void classify_exec(struct sup *s)
+{
+	struct result *r = s->res;
+	int e = s->exec_errno;
+	const char *cmd = s->req->argv && s->req->argv[0] ? s->req->argv[0] : "?";
+
+	r->status = ST_EXEC_ERROR;
+	r->has_exit_code = false;
+	r->term_signal = 0;
+	r->exit_status = (e == ENOENT || e == ENOTDIR) ? 127 : 126;
+	say(r, "exec failed: %s (%s)", e ? strerror(e) : "unknown error", cmd);
+}
+
+static bool classify_limits(struct sup *s)
+{
+	struct result *r = s->res;
+
+	if (s->timed_out) {
+		r->status = ST_TIMEOUT;
+		say(r, "wall-clock timeout (%" PRIu64 " ms)", policy_limit(s->pol, LIM_WALL_TIME_MS));
+	} else if (cpu_exhausted(s)) {
+		r->status = ST_CPU_LIMIT;
+		say(r, "CPU time exhausted (%" PRIu64 " ms)", policy_limit(s->pol, LIM_CPU_TIME_MS));
+	} else if (r->cgroup_oom) {
+		r->status = ST_MEMORY_LIMIT;
+		say(r, "out of memory: killed by the kernel's OOM killer (memory_mb = %" PRIu64 ")",
+		    policy_limit(s->pol, LIM_MEMORY_MB));
+	} else if (s->output_limited) {
+		r->status = ST_OUTPUT_LIMIT;
+		say(r, "output limit exceeded: stdout+stderr passed %" PRIu64 " bytes",
+		    s->budget.limit);
+	} else {
+		return false;
+	}
+	r->exit_status = 124;
+	return true;
+}
+
+static void classify_signal(struct sup *s)
+{
+	struct result *r = s->res;
+	int sig = r->term_signal;
+	char name[32];
+
+	sig_name(sig, name, sizeof(name));
+	r->exit_status = 128 + sig;
+	if (sig == SIGSYS) {
+		r->status = ST_SECCOMP;
+		say(r, "killed by the seccomp filter (SIGSYS): a forbidden system call");
+		return;
+	}
+	r->status = ST_SIGNALED;
+	if (sig == SIGXFSZ)
+		say(r, "killed by SIGXFSZ: file size limit exceeded (file_size_mb = %" PRIu64 ")",
+		    policy_limit(s->pol, LIM_FILE_SIZE_MB));
+	else
+		say(r, "killed by %s%s", name, r->core_dumped ? " (core dumped)" : "");
+}
+
+static void classify_exit(struct sup *s)
+{
+	struct result *r = s->res;
+
+	if (!s->target_exited) {
+		r->status = ST_SETUP_ERROR;
+		r->exit_status = 125;
+		say(r, "the jail's init ended without reporting the program's exit "
+		       "(waitid code %d, status %d)", s->init_code, s->init_status);
+		return;
+	}
+	if (r->term_signal) {
+		classify_signal(s);
+		return;
+	}
+	r->status = r->exit_code == 0 ? ST_OK : ST_NONZERO_EXIT;
+	r->exit_status = r->exit_code;
+	say(r, "exited with code %d", r->exit_code);
+}
+
+static void note_copy_errors(struct sup *s)
+{
+	static const char *const opts[2] = { "--stdout", "--stderr" };
+	struct result *r = s->res;
+	size_t len = strlen(r->message);
+
+	for (int i = 0; i < 2; i++) {
+		if (!s->out[i].copy_errno || len >= sizeof(r->message) - 1)
+			continue;
+		snprintf(r->message + len, sizeof(r->message) - len, "; %s %s: write failed: %s",
+			 opts[i], i == 0 ? s->req->stdout_copy : s->req->stderr_copy,
+			 strerror(s->out[i].copy_errno));
+		len = strlen(r->message);
+	}
+}
+
+void sup_classify(struct sup *s)
+{
+	struct result *r = s->res;
+	char name[32];
+
+	fill_measurements(s);
+	fill_output(s);
+	fill_enforcement(s);
+	fill_target(s);
+	if (s->abort_sig) {
+		sig_name(s->abort_sig, name, sizeof(name));
+		r->status = ST_ABORTED;
+		r->exit_status = 128 + s->abort_sig; /* 130 SIGINT, 143 SIGTERM, 129 SIGHUP */
+		say(r, "interrupted by %s; the jail was torn down%s", name,
+		    s->go_sent ? "" : " before the program started");
+	} else if (classify_setup(s)) {
+		/* status set */
+	} else if (s->exec_failed) {
+		classify_exec(s);
+	} else if (!classify_limits(s)) {
+		classify_exit(s);
+	}
+	note_copy_errors(s);
+}

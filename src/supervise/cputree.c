@@ -1,0 +1,178 @@
+/*
+ * cputree.c - whole-tree CPU accounting by /proc.
+ *
+ * Sum over the init and every live descendant of utime + stime (its own
+ * threads) + cutime + cstime (its reaped descendants).  A process's time
+ * moves to its parent's cutime when reaped, and orphans are reaped by the
+ * jail's init (or a subreaper inside the jail, itself a descendant), so
+ * nothing is counted twice and nothing that ran is lost.
+ *
+ * The tree is found by parent links in /proc/PID/stat, which any user may
+ * read: /proc/PID/task/TID/children is not built into every kernel (not
+ * this one), and /proc/PID/ns/pid of the init needs ptrace access that an
+ * unprivileged sbx does not have once the init changed credentials.
+ */
+#include "supervise/cputree.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_DEPTH 4096
+
+void cputree_init(struct cputree *t, pid_t init_pid)
+{
+	memset(t, 0, sizeof(*t));
+	t->init_pid = init_pid;
+	t->ticks_per_s = sysconf(_SC_CLK_TCK);
+	if (t->ticks_per_s <= 0)
+		t->ticks_per_s = 100;
+}
+
+void cputree_free(struct cputree *t)
+{
+	free(t->procs);
+	t->procs = NULL;
+	t->n = t->cap = 0;
+}
+
+int cputree_parse_stat(const char *text, pid_t *ppid, int64_t *ticks)
+{
+	/* comm may contain spaces and ')': the fields start after the last ')' */
+	const char *p = strrchr(text, ')');
+	unsigned long long ut, st;
+	long long cut, cst;
+	int pp;
+
+	if (!p)
+		return -1;
+	/* 3 state, 4 ppid, 5..13 skipped, 14 utime 15 stime 16 cutime 17 cstime */
+	if (sscanf(p + 1, " %*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %lld %lld",
+		   &pp, &ut, &st, &cut, &cst) != 5)
+		return -1;
+	if (cut < 0 || cst < 0)
+		return -1;
+	*ppid = pp;
+	*ticks = (int64_t)(ut + st + (unsigned long long)cut + (unsigned long long)cst);
+	return 0;
+}
+
+static int read_proc(const char *pid, struct cpu_proc *out)
+{
+	char path[64], text[1024];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1; /* vanished */
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	text[n] = '\0';
+	out->pid = (pid_t)atoi(pid);
+	out->state = 0;
+	return cputree_parse_stat(text, &out->ppid, &out->ticks);
+}
+
+static int push(struct cputree *t, const struct cpu_proc *p)
+{
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 512;
+		struct cpu_proc *v = realloc(t->procs, cap * sizeof(*v));
+		if (!v)
+			return -1;
+		t->procs = v;
+		t->cap = cap;
+	}
+	t->procs[t->n++] = *p;
+	return 0;
+}
+
+static int by_pid(const void *a, const void *b)
+{
+	pid_t x = ((const struct cpu_proc *)a)->pid, y = ((const struct cpu_proc *)b)->pid;
+
+	return (x > y) - (x < y);
+}
+
+static struct cpu_proc *find(struct cputree *t, pid_t pid)
+{
+	struct cpu_proc key = { .pid = pid };
+
+	return bsearch(&key, t->procs, t->n, sizeof(key), by_pid);
+}
+
+/* Is P the init or below it?  Walks parent links, memoizing the answer. */
+static bool in_tree(struct cputree *t, struct cpu_proc *p)
+{
+	struct cpu_proc *q = p;
+	int verdict = 2;
+
+	for (int depth = 0; q && depth < MAX_DEPTH; depth++) {
+		if (q->state) {
+			verdict = q->state;
+			break;
+		}
+		if (q->pid == t->init_pid) {
+			verdict = 1;
+			break;
+		}
+		if (q->ppid <= 1)
+			break;
+		q = find(t, q->ppid);
+	}
+	/* memoize along the path walked */
+	for (q = p; q && q->state == 0; q = q->ppid > 1 ? find(t, q->ppid) : NULL) {
+		q->state = verdict;
+		if (q->pid == t->init_pid)
+			break;
+	}
+	return verdict == 1;
+}
+
+static int scan(struct cputree *t)
+{
+	struct cpu_proc p;
+	struct dirent *d;
+	DIR *dir = opendir("/proc");
+
+	if (!dir)
+		return -1;
+	t->n = 0;
+	while ((d = readdir(dir)) != NULL) {
+		if (!isdigit((unsigned char)d->d_name[0]) || read_proc(d->d_name, &p) != 0)
+			continue;
+		if (push(t, &p) != 0) {
+			closedir(dir);
+			return -1;
+		}
+	}
+	closedir(dir);
+	qsort(t->procs, t->n, sizeof(*t->procs), by_pid);
+	return 0;
+}
+
+int64_t cputree_sample_ms(struct cputree *t)
+{
+	int64_t ticks = 0;
+	bool saw_init = false;
+
+	if (t->init_pid <= 0 || scan(t) != 0)
+		return -1;
+	for (size_t i = 0; i < t->n; i++) {
+		if (in_tree(t, &t->procs[i])) {
+			ticks += t->procs[i].ticks;
+			saw_init |= t->procs[i].pid == t->init_pid;
+		}
+	}
+	if (!saw_init)
+		return -1; /* the init is gone: the final rusage will say */
+	return ticks * 1000 / t->ticks_per_s;
+}

@@ -1,0 +1,38 @@
+/*
+ * cputree.h - CPU time of a whole jail: every live descendant of its init
+ * plus everything already reaped (private to supervise/).
+ *
+ * RLIMIT_CPU is per process and every child starts with a fresh budget, so
+ * the supervisor meters the tree itself (requirements item 11).
+ */
+#ifndef SBX_SUPERVISE_CPUTREE_H
+#define SBX_SUPERVISE_CPUTREE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct cpu_proc {
+	pid_t pid, ppid;
+	int64_t ticks;  /* utime+stime+cutime+cstime */
+	int state;      /* walk memo: 0 unknown, 1 in the tree, 2 not */
+};
+
+struct cputree {
+	pid_t init_pid; /* host pid of the jail's init (alive, not reaped) */
+	long ticks_per_s;
+	struct cpu_proc *procs; /* scratch for one sample, reused */
+	size_t n, cap;
+};
+
+void cputree_init(struct cputree *t, pid_t init_pid);
+void cputree_free(struct cputree *t);
+
+/* CPU ms used by the tree so far, or -1 when /proc cannot say. */
+int64_t cputree_sample_ms(struct cputree *t);
+
+/* Parse one /proc/PID/stat text: ppid and utime+stime+cutime+cstime ticks. */
+int cputree_parse_stat(const char *text, pid_t *ppid, int64_t *ticks);
+
+#endif

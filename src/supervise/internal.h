@@ -1,0 +1,72 @@
+/*
+ * internal.h - the supervisor's state, shared by supervise.c (the loop) and
+ * classify.c (facts -> status, message, exit status).  Not for other modules.
+ */
+#ifndef SBX_SUPERVISE_INTERNAL_H
+#define SBX_SUPERVISE_INTERNAL_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/resource.h>
+
+#include "err.h"
+#include "jail/jail.h"
+#include "result.h"
+#include "supervise/cputree.h"
+#include "supervise/relay.h"
+#include "supervise/stdin.h"
+#include "supervise/supervise.h"
+
+struct sup {
+	const struct run_request *req;
+	const struct policy *pol;
+	struct result *res;
+	struct sbx_err *err;
+
+	struct jail jail;
+	bool jail_up;
+	int epfd, tfd, sigfd, ctl_fd;
+
+	struct out_stream out[2];   /* [0] stdout, [1] stderr */
+	struct out_budget budget;
+	unsigned char *buf;         /* RELAY_BUF_SIZE */
+	struct stdin_relay in;
+	int in_fd;                  /* fd registered for the stdin relay */
+	unsigned in_events;
+	struct cputree cpu;
+	int64_t grace_ns;
+
+	/* what the init reported */
+	bool ready, go_sent, started, target_exited, ctl_eof;
+	int target_status;          /* raw wait status (CTL_EXITED) */
+	bool exec_failed;
+	int exec_errno;
+	bool setup_failed, setup_timed_out;
+	int setup_errno;
+	char setup_text[500];
+
+	/* what sbx decided or saw */
+	int abort_sig;
+	bool timed_out, cpu_exceeded, output_limited;
+	bool term_sent, init_killed, init_reaped;
+	int64_t cpu_sampled_ms;     /* last whole-tree sample (0 = none) */
+	int64_t setup_cpu_ms;       /* the jail's CPU before GO (the init's setup) */
+	bool rusage_ok;
+	struct rusage init_ru;
+	int init_code, init_status; /* waitid si_code / si_status of the init */
+
+	/* CLOCK_MONOTONIC ns; deadlines 0 = not armed */
+	int64_t t_start, t_go, t_exit, t_init_dead;
+	int64_t dl_setup, dl_wall, dl_cpu, dl_kill, dl_exit_grace, dl_close;
+};
+
+int64_t sup_now_ns(void);
+void out_stream_close_src(struct out_stream *o, int epfd);
+
+/* classify.c: fill s->res from the facts once the run settled. */
+void sup_classify(struct sup *s);
+/* classify.c: a result for a failure before or outside the run. */
+void result_from_err(struct result *res, const struct sbx_err *err);
+
+#endif
