@@ -130,6 +130,8 @@ struct policy {
 
 	/* where the base policy came from: "builtin:default" or a path */
 	char *source;
+	/* interned file names and options that origins point to (owned) */
+	struct strlist interned;
 };
 
 /* Built-in defaults used when neither policy nor command line sets a limit. */
