@@ -25,6 +25,8 @@
 /* Bounds the removal walk (entries + directory visits). */
 #define REMOVE_BUDGET 50000000UL
 
+static int remove_contents(int rootfd);
+
 static const char *tmp_root(void)
 {
 	const char *t = getenv("TMPDIR");
@@ -32,22 +34,137 @@ static const char *tmp_root(void)
 	return (t && t[0] == '/') ? t : "/tmp";
 }
 
-static int make_disposable(struct workspace *ws, struct sbx_err *err)
+/*
+ * Disposable workspaces live in $TMPDIR/sbx-UID/ws-XXXXXX.  Each run holds
+ * an flock on its own directory for its whole life, so the next run can
+ * tell what a crashed (SIGKILLed) sbx left and remove it (requirements item
+ * 110) by looking in one small directory, not the whole of $TMPDIR.  The
+ * lock dies with the process, so a reused pid can never look alive.  Runs
+ * create under a shared lock on the parent and reclaim under an exclusive
+ * one, so a directory between mkdtemp and its flock is never taken for
+ * stale.
+ */
+static int open_parent(char **path, struct sbx_err *err)
 {
-	if (asprintf(&ws->host_path, "%s/sbx-XXXXXX", tmp_root()) < 0) {
-		ws->host_path = NULL;
+	struct stat st;
+	int fd;
+
+	if (asprintf(path, "%s/sbx-%u", tmp_root(), (unsigned)geteuid()) < 0) {
+		*path = NULL;
 		return err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
 	}
-	/* mkdtemp: a unique 0700 directory, so parallel runs never share one */
-	if (!mkdtemp(ws->host_path))
+	/* 0711: run by root, the jail's host uid 65534 must traverse it */
+	if (mkdir(*path, 0711) < 0 && errno != EEXIST)
 		return err_set(err, ERR_SETUP, errno,
-			       "mkdtemp %s: %s (set TMPDIR to a writable directory)",
-			       ws->host_path, strerror(errno));
-	ws->disposable = true;
-	ws->dirfd = open(ws->host_path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (ws->dirfd < 0)
-		return err_set(err, ERR_SETUP, errno, "open %s: %s",
-			       ws->host_path, strerror(errno));
+			       "mkdir %s: %s (set TMPDIR to a writable directory)",
+			       *path, strerror(errno));
+	fd = open(*path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/* /tmp is shared: a directory another user planted there (or a
+	 * symlink) must not receive our workspaces */
+	if (fd < 0 || fstat(fd, &st) < 0 || st.st_uid != geteuid() ||
+	    (st.st_mode & 022)) {
+		int e = fd < 0 ? errno : EPERM;
+		if (fd >= 0)
+			close(fd);
+		return err_set(err, ERR_SETUP, e,
+			       "%s is not a private directory of uid %u (%s): remove it or set TMPDIR",
+			       *path, (unsigned)geteuid(), strerror(e));
+	}
+	return fd;
+}
+
+/* Remove ws-* directories nobody holds a lock on: left by a crashed sbx. */
+static void reclaim_stale(int parent_fd)
+{
+	int fd, rc;
+	DIR *d;
+	struct dirent *e;
+
+	if (flock(parent_fd, LOCK_EX | LOCK_NB) < 0)
+		return; /* another run is creating or reclaiming: next time */
+	fd = fcntl(parent_fd, F_DUPFD_CLOEXEC, 0);
+	d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((e = readdir(d)) != NULL) {
+		if (strncmp(e->d_name, "ws-", 3) != 0)
+			continue;
+		int ws = openat(parent_fd, e->d_name,
+				O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (ws < 0)
+			continue;
+		if (flock(ws, LOCK_EX | LOCK_NB) == 0 && remove_contents(ws) == 0)
+			(void)unlinkat(parent_fd, e->d_name, AT_REMOVEDIR);
+		close(ws);
+	}
+	closedir(d);
+	rc = flock(parent_fd, LOCK_UN);
+	(void)rc;
+}
+
+/* mkdtemp + flock under a shared lock on the parent (see above). */
+static int create_locked(struct workspace *ws, int pfd, const char *parent,
+			 struct sbx_err *err)
+{
+	int e = 0;
+
+	if (asprintf(&ws->host_path, "%s/ws-XXXXXX", parent) < 0) {
+		ws->host_path = NULL;
+		errno = ENOMEM;
+		return err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
+	}
+	while (flock(pfd, LOCK_SH) < 0 && errno == EINTR)
+		;
+	/* mkdtemp: a unique 0700 directory, so parallel runs never share one */
+	if (!mkdtemp(ws->host_path)) {
+		e = errno;
+		err_set(err, ERR_SETUP, e, "mkdtemp %s: %s (set TMPDIR to a writable directory)",
+			ws->host_path, strerror(e));
+		free(ws->host_path);
+		ws->host_path = NULL;
+	} else {
+		ws->disposable = true; /* from here on, workspace_close removes it */
+		ws->dirfd = open(ws->host_path,
+				 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (ws->dirfd < 0 || flock(ws->dirfd, LOCK_EX | LOCK_NB) < 0) {
+			e = errno;
+			err_set(err, ERR_SETUP, e, "open %s: %s", ws->host_path, strerror(e));
+		}
+	}
+	(void)flock(pfd, LOCK_UN);
+	errno = e;
+	return e ? -1 : 0;
+}
+
+static int make_disposable(struct workspace *ws, struct sbx_err *err)
+{
+	char *parent = NULL;
+	int pfd = -1;
+
+	/* a concurrent run may rmdir the empty parent in between: retry */
+	for (int attempt = 0; attempt < 3; attempt++) {
+		free(parent);
+		free(ws->host_path);
+		ws->host_path = NULL;
+		pfd = open_parent(&parent, err);
+		if (pfd < 0)
+			break;
+		reclaim_stale(pfd);
+		if (create_locked(ws, pfd, parent, err) == 0 || errno != ENOENT)
+			break;
+		close(pfd);
+		pfd = -1;
+	}
+	free(parent);
+	if (pfd < 0 || ws->dirfd < 0) {
+		if (pfd >= 0)
+			close(pfd);
+		return -1;
+	}
+	close(pfd);
 	/* as root the program is uid 65534 on the host: let it write here */
 	if (geteuid() == 0 &&
 	    fchown(ws->dirfd, JAILED_ROOT_UID, JAILED_ROOT_GID) < 0)
@@ -405,6 +522,12 @@ int workspace_close(struct workspace *ws, struct sbx_err *err)
 				     ws->host_path, strerror(errno));
 	} else if (ws->disposable && ws->host_path) {
 		(void)rmdir(ws->host_path); /* made but never opened */
+	}
+	/* the per-user parent goes when empty: $TMPDIR is left as found */
+	char *slash = ws->disposable && ws->host_path ? strrchr(ws->host_path, '/') : NULL;
+	if (slash) {
+		*slash = '\0';
+		(void)rmdir(ws->host_path);
 	}
 	if (ws->dirfd >= 0)
 		close(ws->dirfd);

@@ -2,10 +2,12 @@
  * workspace.h - the host directory mounted at the policy's workspace path.
  *
  * Disposable (default): a fresh private directory made by mkdtemp under
- * $TMPDIR (or /tmp), removed after the run without ever following a
- * symlink or leaving the tree.  Persistent (-w DIR): DIR itself, never
- * removed, locked (flock) against a second concurrent run.  Files are
- * copied in by descriptor (O_NOFOLLOW in, O_EXCL out).
+ * $TMPDIR/sbx-UID/ (TMPDIR defaults to /tmp), locked for the run's life
+ * and removed after it without ever following a symlink or leaving the
+ * tree; what a crashed sbx left there is removed by the next run.
+ * Persistent (-w DIR): DIR itself, never removed, locked (flock) against a
+ * second concurrent run.  Files are copied in by descriptor (O_NOFOLLOW
+ * in, O_EXCL out).
  */
 #ifndef SBX_WORKSPACE_H
 #define SBX_WORKSPACE_H

@@ -185,6 +185,42 @@ Test(workspace, disposable_workspace_is_removed_after_sigint)
 	private_tmp_done(&t);
 }
 
+/* SIGKILL cannot be handled: the next run removes what the killed one left
+ * (requirements item 110), and never a workspace that is still in use. */
+Test(workspace, workspace_of_a_killed_sbx_is_reclaimed_by_the_next_run)
+{
+	struct private_tmp t;
+	struct sbx_result r;
+	int status;
+
+	REQUIRE_USERNS();
+	private_tmp_init(&t);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 2);
+		setenv("TMPDIR", t.dir, 1);
+		execl(sbx_path(), "sbx", "run", "--", "/bin/sh", "-c",
+		      "mkdir d; echo x > d/f; sleep 60", (char *)NULL);
+		_exit(127);
+	}
+	usleep(400 * 1000);
+	char *parent = xasprintf("%s/sbx-%u", t.dir, (unsigned)geteuid());
+	/* a run in progress keeps its workspace through another run's reclaim */
+	sh(&r, &t.opts, NULL, "true");
+	ASSERT_STATUS(&r, "ok");
+	sbx_result_free(&r);
+	cr_assert_eq(count_entries(parent), 1, "the live run's workspace is gone");
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	cr_assert_eq(count_entries(parent), 1, "nothing left behind: the test proves nothing");
+	free(parent);
+	sh(&r, &t.opts, NULL, "true");
+	ASSERT_STATUS(&r, "ok");
+	sbx_result_free(&r);
+	private_tmp_done(&t);
+}
+
 /* ---- concurrency ------------------------------------------------------------------- */
 
 /* A second run on a busy --workdir fails fast (item 112). */
