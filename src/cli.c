@@ -851,6 +851,46 @@ static int choose_base(const struct cli_options *o, const char **base,
 	return 0;
 }
 
+/* "py.policy:12:3" or "--bind", for messages about a mount entry. */
+static void origin_text(const struct origin *at, char *buf, size_t size)
+{
+	if (at->option)
+		snprintf(buf, size, "%s", at->option);
+	else if (at->file)
+		snprintf(buf, size, "%s:%d:%d", at->file, at->line, at->col);
+	else
+		snprintf(buf, size, "built-in default");
+}
+
+/*
+ * Mounts over paths sbx owns are refused (requirements item 78): one on the
+ * workspace would hide it, a host /proc or /dev bound over the jail's own
+ * would show host processes or devices.
+ */
+static int check_reserved_mounts(const struct policy *p, struct sbx_err *err)
+{
+	const char *ws = p->workspace ? p->workspace : "/mnt/data";
+	char where[512];
+
+	for (size_t i = 0; i < p->nmounts; i++) {
+		const struct mount_entry *m = &p->mounts[i];
+		const char *why = NULL;
+
+		if (strcmp(m->dst, ws) == 0)
+			why = "it would hide the workspace (choose the workspace directory with --workdir)";
+		else if (strcmp(m->dst, "/proc") == 0 && m->type != MNT_PROC)
+			why = "only a PROC mount may go there (a host /proc shows host processes)";
+		else if (strcmp(m->dst, "/dev") == 0 && m->type != MNT_DEV)
+			why = "only a DEV mount may go there (a host /dev exposes host devices)";
+		if (why) {
+			origin_text(&m->at, where, sizeof(where));
+			return err_set(err, ERR_CONFIG, 0, "%s: mount at %s refused: %s",
+				       where, m->dst, why);
+		}
+	}
+	return 0;
+}
+
 int cli_build_policy(const struct cli_options *o, struct policy *out,
 		     struct sbx_err *err)
 {
@@ -873,7 +913,7 @@ int cli_build_policy(const struct cli_options *o, struct policy *out,
 		if (borrow_lang(out, lang, err) < 0)
 			goto fail;
 	}
-	if (cli_apply_overrides(o, out, err) < 0)
+	if (cli_apply_overrides(o, out, err) < 0 || check_reserved_mounts(out, err) < 0)
 		goto fail;
 	return 0;
 fail:

@@ -453,3 +453,30 @@ Test(cli, extension_of_a_path)
 	cr_expect_str_eq(cli_extension("a.d/Makefile"), "");
 	cr_expect_str_eq(cli_extension(".bashrc"), "");
 }
+
+/* A bind over the workspace would hide it; a host /proc over the jail's
+ * would show host processes (requirements item 78). */
+Test(cli, mounts_over_reserved_paths_are_refused)
+{
+	char *over_ws[] = { "run", "-B", "/tmp:/mnt/data", "true", NULL };
+	char *over_proc[] = { "run", "-b", "/proc", "true", NULL };
+	char *beside[] = { "run", "-b", "/tmp:/mnt/data/in", "true", NULL };
+	struct cli_options o;
+	struct policy p;
+
+	setenv("XDG_CONFIG_HOME", "/nonexistent-sbx-test", 1);
+	parse_ok(ARGC(over_ws), over_ws, &o);
+	cr_expect_eq(cli_build_policy(&o, &p, &err), -1);
+	cr_expect(strstr(err.msg, "--bind-rw") && strstr(err.msg, "workspace"), "%s", err.msg);
+	cli_options_free(&o);
+
+	parse_ok(ARGC(over_proc), over_proc, &o);
+	cr_expect_eq(cli_build_policy(&o, &p, &err), -1);
+	cr_expect(strstr(err.msg, "/proc") && strstr(err.msg, "host processes"), "%s", err.msg);
+	cli_options_free(&o);
+
+	parse_ok(ARGC(beside), beside, &o);
+	cr_expect_eq(cli_build_policy(&o, &p, &err), 0, "%s", err.msg);
+	policy_free(&p);
+	cli_options_free(&o);
+}
