@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -44,17 +45,21 @@ __attribute__((noreturn)) static void setup_fail(int fd, const struct sbx_err *e
 	report(fd, REPORT_SETUP, err->sys_errno, err->msg, 125);
 }
 
-/* An inherited `trap '' XCPU` or a blocked SIGTERM must not weaken limits. */
+/*
+ * An inherited `trap '' XCPU` or a blocked SIGTERM must not weaken limits.
+ * The raw syscall, because glibc's sigaction() refuses its two internal
+ * signals (32, 33) and an ignored one would still be inherited.
+ */
 static void reset_signals(void)
 {
-	struct sigaction dfl = { .sa_handler = SIG_DFL };
-	sigset_t none;
+	struct { void *handler; unsigned long flags; void *restorer; uint64_t mask; }
+		dfl = { .handler = SIG_DFL };
+	uint64_t none = 0;
 
-	for (int sig = 1; sig < NSIG; sig++)
+	for (int sig = 1; sig <= 64; sig++)
 		if (sig != SIGKILL && sig != SIGSTOP)
-			sigaction(sig, &dfl, NULL); /* glibc-internal ones: EINVAL */
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
+			syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof(uint64_t));
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, sizeof(uint64_t));
 }
 
 /* Put the spec's fds on 0, 1, 2 even when they are already among them. */
