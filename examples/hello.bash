@@ -1,0 +1,2 @@
+greeting="hello from sbx"
+echo "${greeting}"

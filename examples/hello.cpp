@@ -1,0 +1,7 @@
+#include <iostream>
+
+int main()
+{
+	std::cout << "hello from sbx" << std::endl;
+	return 0;
+}
