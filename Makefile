@@ -16,7 +16,7 @@ CC         ?= cc
 PKGS       := libseccomp libcap-ng libcjson
 DEB_PKGS   := build-essential pkg-config libseccomp-dev libcap-ng-dev \
               libcjson-dev libcriterion-dev python3 python3-jsonschema \
-              iproute2 util-linux procps
+              iproute2 util-linux procps jq groff-base mandoc
 SANITIZE   ?=
 
 ifeq ($(SANITIZE),1)
