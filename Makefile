@@ -8,6 +8,7 @@
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make fuzz       libFuzzer targets for the policy and command-line parsers
 #   make bench      start-up, throughput and memory against bare and bwrap
+#                   (make bench-deps installs hyperfine, bubblewrap, strace, time)
 
 VERSION    := 0.1.0
 PREFIX     ?= /usr/local
@@ -17,6 +18,7 @@ PKGS       := libseccomp libcap-ng libcjson
 DEB_PKGS   := build-essential pkg-config libseccomp-dev libcap-ng-dev \
               libcjson-dev libcriterion-dev python3 python3-jsonschema \
               iproute2 util-linux procps jq groff-base mandoc
+BENCH_PKGS := hyperfine bubblewrap strace time util-linux python3
 SANITIZE   ?=
 
 ifeq ($(SANITIZE),1)
@@ -50,7 +52,7 @@ INTEG_SRC  := $(sort $(wildcard tests/integration/*.c))
 UNIT_BIN   := $(BUILD)/tests/unit_tests
 INTEG_BIN  := $(BUILD)/tests/integration_tests
 
-.PHONY: all check asan deps demo install uninstall fuzz bench clean probes test-unit test-integration
+.PHONY: all check asan deps demo install uninstall fuzz bench bench-deps clean probes test-unit test-integration
 
 all: sbx
 
@@ -112,8 +114,12 @@ demo: deps sbx
 fuzz:
 	$(MAKE) -C tests/fuzz
 
+# Not part of check: timings belong here, never in tests.
 bench: sbx
 	sh bench/run.sh
+
+bench-deps:
+	@sh tools/deps.sh $(BENCH_PKGS)
 
 install: sbx
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/sbx/policy

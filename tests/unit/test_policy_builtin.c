@@ -3,6 +3,7 @@
  * (round trip), --set, and the broken fixtures in tests/policy-bad/.
  */
 #include <dirent.h>
+#include <limits.h>
 
 #include "policy/builtin.h"
 #include "test_policy_util.h"
@@ -222,7 +223,7 @@ Test(policy_builtin, set_field_needs_an_assignment)
 /* Each tests/policy-bad/NAME.policy says on line 1: "# expect: LINE:COL: fragment". */
 static void check_fixture(const char *dir, const char *name)
 {
-	char path[512], line[512], prefix[600];
+	char path[PATH_MAX + 300], line[512], prefix[PATH_MAX + 800];
 	struct sbx_err err = { 0 };
 	struct policy p;
 	const char *fragment;

@@ -1,0 +1,52 @@
+#!/bin/sh
+# bench/run.sh - what `make bench` runs: sbx against bare exec, unshare and
+# bwrap on this machine, in this run (issue 8).  Builds two small helpers
+# (a seccomp BPF generator for `bwrap --seccomp`, and a peak-RSS probe) into
+# a temporary directory, then hands over to bench/bench.py, which prints a
+# table and writes bench/results.json.
+#
+# Run it as an unprivileged user for numbers comparable with the reference
+# figures (as root it works too; the record says who ran it).
+#
+#   SBX=./sbx           the binary to measure
+#   BENCH_OUT=FILE      where the JSON goes (default bench/results.json)
+#   BENCH_QUICK=1       about a tenth of the runs: a smoke test, not numbers
+#
+# Nothing is installed here: a missing tool is reported as a skipped item.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+sbx=${SBX:-./sbx}
+out=${BENCH_OUT:-$here/results.json}
+quick=
+[ "${BENCH_QUICK:-0}" = 1 ] && quick=--quick
+
+if ! command -v python3 >/dev/null 2>&1; then
+	echo "bench: python3 is required (Debian package python3)" >&2
+	exit 1
+fi
+
+helpers=$(mktemp -d "${TMPDIR:-/tmp}/sbx-bench-helpers.XXXXXX")
+trap 'rm -rf "$helpers"' EXIT INT TERM
+
+# Helpers are built here, not by the Makefile: the bench is optional and
+# a missing compiler or libseccomp must only skip the items that need them.
+cc=${CC:-cc}
+cflags="-std=gnu11 -D_GNU_SOURCE -O2 -Wall -Wextra"
+if "$cc" $cflags -o "$helpers/bpfgen" "$here/bpfgen.c" -lseccomp 2>"$helpers/bpfgen.log" &&
+   "$helpers/bpfgen" "$helpers/filter.bpf"; then
+	:
+else
+	echo "bench: could not build the BPF filter for bwrap (see below); bwrap+seccomp is skipped" >&2
+	cat "$helpers/bpfgen.log" >&2
+	rm -f "$helpers/filter.bpf"
+fi
+if ! "$cc" $cflags -o "$helpers/peakrss" "$here/peakrss.c" 2>"$helpers/peakrss.log"; then
+	echo "bench: could not build peakrss; memory items are skipped" >&2
+	cat "$helpers/peakrss.log" >&2
+fi
+if "$cc" $cflags -o "$helpers/nsfloor" "$here/nsfloor.c" 2>/dev/null; then
+	"$helpers/nsfloor" 200 >"$helpers/nsfloor.json" 2>/dev/null || rm -f "$helpers/nsfloor.json"
+fi
+
+python3 "$here/bench.py" --sbx "$sbx" --helpers "$helpers" --out "$out" $quick
