@@ -8,7 +8,9 @@
  * writes it.
  *
  *   init -> supervisor                      supervisor -> init
- *   CTL_READY          root built            CTL_GO    fork+exec the target
+ *   CTL_READY          root built; carries   CTL_GO    fork+exec the target
+ *                      the jail's /proc fd
+ *                      (SCM_RIGHTS) if any
  *   CTL_SETUP_FAILED   errno + text          CTL_TERM  SIGTERM every jail process
  *   CTL_STARTED        target exec'd
  *   CTL_EXEC_FAILED    errno (ENOENT->127, else 126)

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/magic.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -25,6 +26,7 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -321,6 +323,53 @@ __attribute__((noreturn)) static void start_target(const struct jail_plan *plan)
 	supervise_target(plan, pid, sfd);
 }
 
+/* The jail's own /proc (the policy's PROC mount), for the supervisor's CPU
+ * meter: it lists exactly the jail's processes.  -1 when there is none. */
+static int open_jail_proc(const struct policy *p)
+{
+	struct statfs sfs;
+
+	for (size_t i = 0; i < p->nmounts; i++) {
+		if (p->mounts[i].type != MNT_PROC)
+			continue;
+		int fd = open(p->mounts[i].dst,
+			      O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0 && fstatfs(fd, &sfs) == 0 && sfs.f_type == PROC_SUPER_MAGIC)
+			return fd;
+		if (fd >= 0)
+			close(fd);
+	}
+	return -1;
+}
+
+/* CTL_READY, with the jail's /proc attached (SCM_RIGHTS) when there is one. */
+static void send_ready(const struct jail_plan *plan)
+{
+	struct ctl_msg m = { .type = CTL_READY };
+	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	int fd = open_jail_proc(plan->policy);
+
+	if (fd >= 0) {
+		memset(&u, 0, sizeof(u));
+		mh.msg_control = u.buf;
+		mh.msg_controllen = sizeof(u.buf);
+		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	while (sendmsg(plan->ctl_fd, &mh, MSG_NOSIGNAL) < 0 && errno == EINTR)
+		;
+	if (fd >= 0)
+		close(fd);
+}
+
 void init_main(struct jail_plan *plan)
 {
 	char go;
@@ -332,7 +381,7 @@ void init_main(struct jail_plan *plan)
 	close(plan->sync_fd);
 	plan->sync_fd = -1;
 	build_jail(plan);
-	send_msg(plan->ctl_fd, CTL_READY, 0, 0, NULL);
+	send_ready(plan);
 	wait_for_go(plan);
 	start_target(plan);
 }

@@ -7,10 +7,14 @@
  * jail's init (or a subreaper inside the jail, itself a descendant), so
  * nothing is counted twice and nothing that ran is lost.
  *
- * The tree is found by parent links in /proc/PID/stat, which any user may
- * read: /proc/PID/task/TID/children is not built into every kernel (not
- * this one), and /proc/PID/ns/pid of the init needs ptrace access that an
- * unprivileged sbx does not have once the init changed credentials.
+ * The jail's init passes the supervisor a descriptor of the jail's own
+ * /proc, which lists exactly the processes of the jail's pid namespace:
+ * a sample reads a handful of files whatever the host runs.  Without it
+ * (a policy with no PROC mount) the tree is found by parent links in the
+ * host's /proc/PID/stat, which any user may read: /proc/PID/task/TID/
+ * children is not built into every kernel (not this one), and
+ * /proc/PID/ns/pid of the init needs ptrace access that an unprivileged sbx
+ * does not have once the init changed credentials.
  */
 #include "supervise/cputree.h"
 
@@ -28,13 +32,24 @@ void cputree_init(struct cputree *t, pid_t init_pid)
 {
 	memset(t, 0, sizeof(*t));
 	t->init_pid = init_pid;
+	t->proc_fd = -1;
 	t->ticks_per_s = sysconf(_SC_CLK_TCK);
 	if (t->ticks_per_s <= 0)
 		t->ticks_per_s = 100;
 }
 
+void cputree_use_jail_proc(struct cputree *t, int fd)
+{
+	if (t->proc_fd >= 0)
+		close(t->proc_fd);
+	t->proc_fd = fd;
+}
+
 void cputree_free(struct cputree *t)
 {
+	if (t->proc_fd >= 0)
+		close(t->proc_fd);
+	t->proc_fd = -1;
 	free(t->procs);
 	t->procs = NULL;
 	t->n = t->cap = 0;
@@ -61,14 +76,14 @@ int cputree_parse_stat(const char *text, pid_t *ppid, int64_t *ticks)
 	return 0;
 }
 
-static int read_proc(const char *pid, struct cpu_proc *out)
+static int read_proc(int dirfd, const char *pid, struct cpu_proc *out)
 {
 	char path[64], text[1024];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	snprintf(path, sizeof(path), "%s/stat", pid);
+	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1; /* vanished */
 	n = read(fd, text, sizeof(text) - 1);
@@ -137,17 +152,24 @@ static bool in_tree(struct cputree *t, struct cpu_proc *p)
 	return verdict == 1;
 }
 
-static int scan(struct cputree *t)
+/* Read every /proc/PID/stat under DIRFD (the host's or the jail's /proc). */
+static int scan(struct cputree *t, int dirfd)
 {
 	struct cpu_proc p;
 	struct dirent *d;
-	DIR *dir = opendir("/proc");
+	int fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
 
-	if (!dir)
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
 		return -1;
+	}
+	/* the dup shares DIRFD's offset: start from the top every time */
+	rewinddir(dir);
 	t->n = 0;
 	while ((d = readdir(dir)) != NULL) {
-		if (!isdigit((unsigned char)d->d_name[0]) || read_proc(d->d_name, &p) != 0)
+		if (!isdigit((unsigned char)d->d_name[0]) || read_proc(dirfd, d->d_name, &p) != 0)
 			continue;
 		if (push(t, &p) != 0) {
 			closedir(dir);
@@ -159,12 +181,40 @@ static int scan(struct cputree *t)
 	return 0;
 }
 
-int64_t cputree_sample_ms(struct cputree *t)
+/* Through the jail's /proc: every process listed is the jail's; its pid 1
+ * is the init. */
+static int64_t sample_jail(struct cputree *t)
 {
 	int64_t ticks = 0;
 	bool saw_init = false;
 
-	if (t->init_pid <= 0 || scan(t) != 0)
+	if (scan(t, t->proc_fd) != 0)
+		return -1;
+	for (size_t i = 0; i < t->n; i++) {
+		ticks += t->procs[i].ticks;
+		saw_init |= t->procs[i].pid == 1;
+	}
+	if (!saw_init)
+		return -1; /* the init is gone: the final rusage will say */
+	return ticks * 1000 / t->ticks_per_s;
+}
+
+int64_t cputree_sample_ms(struct cputree *t)
+{
+	int64_t ticks = 0;
+	bool saw_init = false;
+	int host_proc;
+
+	if (t->init_pid <= 0)
+		return -1;
+	if (t->proc_fd >= 0)
+		return sample_jail(t);
+	host_proc = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (host_proc < 0)
+		return -1;
+	int rc = scan(t, host_proc);
+	close(host_proc);
+	if (rc != 0)
 		return -1;
 	for (size_t i = 0; i < t->n; i++) {
 		if (in_tree(t, &t->procs[i])) {

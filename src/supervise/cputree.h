@@ -21,12 +21,16 @@ struct cpu_proc {
 
 struct cputree {
 	pid_t init_pid; /* host pid of the jail's init (alive, not reaped) */
+	int proc_fd;    /* the jail's own /proc (from the init), -1 = none */
 	long ticks_per_s;
 	struct cpu_proc *procs; /* scratch for one sample, reused */
 	size_t n, cap;
 };
 
 void cputree_init(struct cputree *t, pid_t init_pid);
+/* Meter through the jail's own /proc: it lists exactly the jail's
+ * processes, so no host-wide scan is needed.  Takes ownership of FD. */
+void cputree_use_jail_proc(struct cputree *t, int fd);
 void cputree_free(struct cputree *t);
 
 /* CPU ms used by the tree so far, or -1 when /proc cannot say. */

@@ -59,6 +59,7 @@ struct sup {
 	/* CLOCK_MONOTONIC ns; deadlines 0 = not armed */
 	int64_t t_start, t_go, t_exit, t_init_dead;
 	int64_t dl_setup, dl_wall, dl_cpu, dl_kill, dl_exit_grace, dl_close;
+	int64_t timer_armed;        /* deadline the timerfd holds; -1 = none */
 };
 
 int64_t sup_now_ns(void);

@@ -13,10 +13,11 @@
 #include "supervise/supervise.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
@@ -45,7 +47,11 @@
 /* capture mode with an unlimited output limit still keeps memory bounded */
 #define CAPTURE_CEILING (UINT64_C(64) << 20)
 
-enum tag { TAG_CTL, TAG_PIDFD, TAG_SIGNAL, TAG_TIMER, TAG_OUT, TAG_ERR, TAG_STDIN, TAG_COUNT };
+/* TAG_OUT/TAG_ERR: the jail pipes (EPOLLIN); the DEST/COPY tags: sbx sinks (EPOLLOUT) */
+enum tag {
+	TAG_CTL, TAG_PIDFD, TAG_SIGNAL, TAG_TIMER, TAG_OUT, TAG_ERR, TAG_STDIN,
+	TAG_OUT_DEST, TAG_ERR_DEST, TAG_OUT_COPY, TAG_ERR_COPY, TAG_COUNT
+};
 
 int64_t sup_now_ns(void)
 {
@@ -60,15 +66,23 @@ static void sup_log(const struct sup *s, const char *fmt, ...)
 
 static void sup_log(const struct sup *s, const char *fmt, ...)
 {
+	char line[600];
 	va_list ap;
+	int n;
 
 	if (!s->req->verbose)
 		return;
-	fprintf(stderr, "sbx: supervise +%.3fms ", (double)(sup_now_ns() - s->t_start) / 1e6);
+	/* one write per line: the init logs to the same stderr at once */
+	n = snprintf(line, sizeof(line), "sbx: supervise +%.3fms ",
+		     (double)(sup_now_ns() - s->t_start) / 1e6);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(line + n, sizeof(line) - n - 1, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	n = (int)strlen(line);
+	line[n++] = '\n';
+	if (write(STDERR_FILENO, line, (size_t)n) < 0) {
+		/* logging is best effort */
+	}
 }
 
 /* ---- killing the jail ---------------------------------------------------- */
@@ -142,7 +156,7 @@ static void start_run(struct sup *s)
 	if (wall != LIMIT_UNLIMITED)
 		s->dl_wall = s->t_go + (int64_t)wall * MS;
 	if (cpu != LIMIT_UNLIMITED) {
-		cputree_init(&s->cpu, s->jail.init_pid);
+		s->cpu.init_pid = s->jail.init_pid;
 		s->dl_cpu = s->t_go + CPU_SAMPLE_NS;
 		/* building the root is sbx's work, not the program's (item 4) */
 		s->setup_cpu_ms = cputree_sample_ms(&s->cpu);
@@ -197,6 +211,34 @@ static void close_ctl(struct sup *s)
 }
 
 /* Read every queued control message (the init is untrusted input to bound). */
+/* One message; an fd attached to CTL_READY is the jail's /proc (init.c). */
+static ssize_t recv_ctl(struct sup *s, struct ctl_msg *m)
+{
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
+	ssize_t n = recvmsg(s->ctl_fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	struct cmsghdr *c = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL;
+	struct statfs sfs;
+	int fd;
+
+	if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+	    c->cmsg_len != CMSG_LEN(sizeof(int)))
+		return n;
+	memcpy(&fd, CMSG_DATA(c), sizeof(fd));
+	/* only a procfs directory, only with READY, only once */
+	if (m->type == CTL_READY && s->cpu.proc_fd < 0 && fstatfs(fd, &sfs) == 0 &&
+	    sfs.f_type == PROC_SUPER_MAGIC)
+		cputree_use_jail_proc(&s->cpu, fd);
+	else
+		close(fd);
+	return n;
+}
+
 static void drain_ctl(struct sup *s)
 {
 	struct ctl_msg m;
@@ -204,7 +246,7 @@ static void drain_ctl(struct sup *s)
 
 	while (!s->ctl_eof) {
 		memset(&m, 0, sizeof(m));
-		n = recv(s->ctl_fd, &m, sizeof(m), MSG_DONTWAIT);
+		n = recv_ctl(s, &m);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EAGAIN)
@@ -254,6 +296,16 @@ static void reap_init(struct sup *s)
 
 /* ---- signals to sbx ------------------------------------------------------ */
 
+/* Drop what is still undelivered (the jail's pipes and the pending tails). */
+static void give_up_output(struct sup *s)
+{
+	s->dl_close = 0;
+	for (int i = 0; i < 2; i++) {
+		out_stream_close_src(&s->out[i], s->epfd);
+		relay_abandon(&s->out[i]);
+	}
+}
+
 static void on_signal(struct sup *s)
 {
 	struct signalfd_siginfo si;
@@ -262,6 +314,9 @@ static void on_signal(struct sup *s)
 		if (si.ssi_signo != SIGINT && si.ssi_signo != SIGTERM && si.ssi_signo != SIGHUP)
 			continue;
 		sup_log(s, "got signal %u", si.ssi_signo);
+		/* the jail is gone: stop delivering to a slow or stalled reader too */
+		if (s->init_reaped)
+			give_up_output(s);
 		if (s->abort_sig) {
 			kill_init(s); /* asked twice: stop waiting for the grace */
 			continue;
@@ -323,11 +378,14 @@ static void check_deadlines(struct sup *s)
 		s->dl_kill = s->dl_exit_grace = 0;
 		kill_init(s);
 	}
-	if (due(s->dl_close, now)) {
-		s->dl_close = 0;
-		for (int i = 0; i < 2; i++)
-			out_stream_close_src(&s->out[i], s->epfd);
-	}
+	/* a reader that keeps taking bytes is slow, not stalled: it gets them
+	 * all (finite: every writer died with the init) */
+	bool moved = relay_progressed(&s->out[0]) | relay_progressed(&s->out[1]);
+	if (s->dl_close != 0 && moved && s->dl_close < now + SETTLE_MARGIN_NS)
+		s->dl_close = now + SETTLE_MARGIN_NS;
+	/* a reader that takes nothing until the deadline loses the rest, not the run */
+	if (due(s->dl_close, now))
+		give_up_output(s);
 }
 
 static void arm_timer(struct sup *s)
@@ -340,6 +398,10 @@ static void arm_timer(struct sup *s)
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		if (all[i] != 0 && (next == 0 || all[i] < next))
 			next = all[i];
+	/* the relay loop passes here per chunk: skip a syscall that changes nothing */
+	if (next == s->timer_armed)
+		return;
+	s->timer_armed = next;
 	memset(&its, 0, sizeof(its));
 	if (next != 0) {
 		its.it_value.tv_sec = next / 1000000000;
@@ -356,7 +418,9 @@ void out_stream_close_src(struct out_stream *o, int epfd)
 {
 	if (o->src < 0)
 		return;
-	epoll_ctl(epfd, EPOLL_CTL_DEL, o->src, NULL);
+	if (o->src_watched)
+		epoll_ctl(epfd, EPOLL_CTL_DEL, o->src, NULL);
+	o->src_watched = false;
 	close(o->src);
 	o->src = -1;
 }
@@ -401,9 +465,47 @@ static void update_stdin_watch(struct sup *s)
 	}
 }
 
+/*
+ * Read a jail pipe only while its sinks have room, and wait for EPOLLOUT on
+ * a full sink: a write to a stalled reader never blocks the loop, so the
+ * deadlines and signals keep working (a blocked write froze them all).
+ */
+static void update_out_watch(struct sup *s, int i)
+{
+	struct out_stream *o = &s->out[i];
+	struct out_sink *sinks[2] = { &o->dest, &o->copy };
+	const enum tag tags[2] = { TAG_OUT_DEST + i, TAG_OUT_COPY + i };
+	bool want = relay_reading(o, &s->budget);
+
+	if (want != o->src_watched) {
+		if (want)
+			o->src_watched = watch(s, o->src, EPOLLIN, TAG_OUT + i) == 0;
+		else if (epoll_ctl(s->epfd, EPOLL_CTL_DEL, o->src, NULL) == 0)
+			o->src_watched = false;
+	}
+	for (int k = 0; k < 2; k++) {
+		struct out_sink *sk = sinks[k];
+		want = relay_sink_waiting(sk);
+		if (want == sk->watched)
+			continue;
+		if (!want) {
+			epoll_ctl(s->epfd, EPOLL_CTL_DEL, sk->wfd, NULL);
+			sk->watched = false;
+		} else if (watch(s, sk->wfd, EPOLLOUT, tags[k]) == 0) {
+			sk->watched = true;
+		} else {
+			/* cannot wait for it: treat like a reader that went away */
+			sk->dead = true;
+			sk->error = errno;
+			relay_flush(o, sk);
+		}
+	}
+}
+
 static bool settled(const struct sup *s)
 {
-	return s->init_reaped && s->out[0].src < 0 && s->out[1].src < 0;
+	return s->init_reaped && s->out[0].src < 0 && s->out[1].src < 0 &&
+	       !relay_holding(&s->out[0]) && !relay_holding(&s->out[1]);
 }
 
 static int handle_ready(struct sup *s, const bool ready[TAG_COUNT])
@@ -413,9 +515,14 @@ static int handle_ready(struct sup *s, const bool ready[TAG_COUNT])
 		drain_ctl(s);
 	if (ready[TAG_PIDFD])
 		reap_init(s);
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 2; i++) {
+		if (ready[TAG_OUT_DEST + i])
+			relay_flush(&s->out[i], &s->out[i].dest);
+		if (ready[TAG_OUT_COPY + i])
+			relay_flush(&s->out[i], &s->out[i].copy);
 		if (ready[TAG_OUT + i] && s->out[i].src >= 0 && pump_output(s, i) != 0)
 			return -1;
+	}
 	if (ready[TAG_STDIN])
 		stdin_pump(&s->in);
 	if (ready[TAG_SIGNAL])
@@ -423,6 +530,7 @@ static int handle_ready(struct sup *s, const bool ready[TAG_COUNT])
 	if (ready[TAG_TIMER]) {
 		uint64_t expirations;
 		(void)!read(s->tfd, &expirations, sizeof(expirations));
+		s->timer_armed = -1; /* fired: disarmed until set again */
 	}
 	return 0;
 }
@@ -435,6 +543,8 @@ static int event_loop(struct sup *s)
 		bool ready[TAG_COUNT] = { false };
 
 		update_stdin_watch(s);
+		update_out_watch(s, 0);
+		update_out_watch(s, 1);
 		arm_timer(s);
 		int n = epoll_wait(s->epfd, evs, (int)(sizeof(evs) / sizeof(evs[0])), -1);
 		if (n < 0 && errno != EINTR)
@@ -478,7 +588,10 @@ static int block_signals(struct sup *s)
 
 static int open_copy(const char *path, const char *option, struct sbx_err *err)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
+	/* O_NONBLOCK: a FIFO with no reader fails (ENXIO) instead of hanging sbx,
+	 * and this description is ours alone, so a full FIFO never blocks the loop */
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
+		      0644);
 
 	if (fd < 0)
 		return err_set(err, ERR_USAGE, errno, "%s: cannot create '%s': %s; "
@@ -498,23 +611,24 @@ static int make_output(struct sup *s, int i, int *jail_fd)
 	relay_grow_pipe(p[0]);
 	fcntl(p[0], F_SETFL, O_NONBLOCK);
 	out_stream_init(&s->out[i], names[i], p[0]);
-	s->out[i].capture = s->req->capture;
-	if (!s->req->capture)
-		s->out[i].dest = i == 0 ? STDOUT_FILENO : STDERR_FILENO;
 	*jail_fd = p[1];
+	s->out[i].capture = s->req->capture;
+	if (!s->req->capture &&
+	    relay_set_dest(&s->out[i], i == 0 ? STDOUT_FILENO : STDERR_FILENO, s->err) != 0)
+		return -1;
 	return 0;
 }
 
 static int prepare_copies(struct sup *s)
 {
-	if (s->req->stdout_copy) {
-		s->out[0].copy_fd = open_copy(s->req->stdout_copy, "--stdout", s->err);
-		if (s->out[0].copy_fd < 0)
-			return -1;
-	}
-	if (s->req->stderr_copy) {
-		s->out[1].copy_fd = open_copy(s->req->stderr_copy, "--stderr", s->err);
-		if (s->out[1].copy_fd < 0)
+	const char *const paths[2] = { s->req->stdout_copy, s->req->stderr_copy };
+	const char *const options[2] = { "--stdout", "--stderr" };
+
+	for (int i = 0; i < 2; i++) {
+		if (!paths[i])
+			continue;
+		int fd = open_copy(paths[i], options[i], s->err);
+		if (fd < 0 || relay_set_copy(&s->out[i], fd, s->err) != 0)
 			return -1;
 	}
 	return 0;
@@ -533,6 +647,7 @@ static int make_loop_fds(struct sup *s)
 	    watch(s, s->out[0].src, EPOLLIN, TAG_OUT) != 0 ||
 	    watch(s, s->out[1].src, EPOLLIN, TAG_ERR) != 0)
 		return err_set(s->err, ERR_SETUP, errno, "epoll_ctl: %s", strerror(errno));
+	s->out[0].src_watched = s->out[1].src_watched = true;
 	return 0;
 }
 
@@ -555,10 +670,8 @@ static void close_fd(int *fd)
 
 static void sup_cleanup(struct sup *s)
 {
-	for (int i = 0; i < 2; i++) {
-		close_fd(&s->out[i].copy_fd);
-		out_stream_close(&s->out[i]);
-	}
+	for (int i = 0; i < 2; i++)
+		out_stream_close(&s->out[i]); /* closes the --stdout/--stderr copies */
 	stdin_close(&s->in);
 	cputree_free(&s->cpu);
 	close_fd(&s->epfd);
@@ -635,6 +748,8 @@ static void sup_init(struct sup *s, const struct run_request *req, struct result
 	s->in.src = s->in.dst = -1;
 	out_stream_init(&s->out[0], "stdout", -1);
 	out_stream_init(&s->out[1], "stderr", -1);
+	cputree_init(&s->cpu, 0);
+	s->timer_armed = -1;
 	s->t_start = sup_now_ns();
 	uint64_t grace = policy_limit(s->pol, LIM_KILL_GRACE_MS);
 	s->grace_ns = grace == LIMIT_UNLIMITED ? 5000 * MS : (int64_t)grace * MS;

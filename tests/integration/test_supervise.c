@@ -167,6 +167,21 @@ Test(status, sequential_children_are_charged)
 	sbx_result_free(&r);
 }
 
+/* Four parallel busy children share a 1 s budget: the supervisor's meter
+ * stops them at ~0.5 s of wall time on two CPUs; RLIMIT_CPU alone (per
+ * process) would let them run for 1 s each (item 11). */
+Test(status, parallel_children_are_stopped_by_the_tree_meter)
+{
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	run(&r, SBX_ARGV("run", "--cpu", "1s", "--time", "20s", "--", "/bin/sh", "-c",
+			 "for i in 1 2 3 4; do (while :; do :; done) & done; wait"));
+	ASSERT_STATUS(&r, "cpu-limit");
+	cr_assert(r.elapsed_s < 1.6, "took %.2fs: the whole-tree meter did not fire", r.elapsed_s);
+	sbx_result_free(&r);
+}
+
 /* Sleeping is not charged to the CPU budget (item 12). */
 Test(status, sleeping_is_not_charged)
 {

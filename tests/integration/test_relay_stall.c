@@ -1,0 +1,188 @@
+/*
+ * test_relay_stall.c - the supervisor never blocks on its own output.
+ *
+ * sbx's stdout here is a pipe the test controls: nobody reads it, or a slow
+ * reader does.  A write to it that blocked would freeze the wall deadline,
+ * the kill escalation and SIGINT handling with the jail still running
+ * (`sbx run --time 1s -- yes | sleep 60` hung for 60 s).  The harness's
+ * sbx_run() reads stdout, so these tests fork/exec sbx by hand; every wait
+ * is bounded so a hang fails the test instead of the suite.
+ */
+#include "common.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+struct stalled_run {
+	pid_t pid;
+	int out;        /* read end of sbx's stdout */
+	int err;        /* read end of sbx's stderr (the record) */
+	double start;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Start `sbx ARGV...` with stdout and stderr on pipes the test holds. */
+static void start_sbx(struct stalled_run *r, const char *const argv[])
+{
+	int out[2], err[2];
+	size_t n = 0;
+
+	while (argv[n])
+		n++;
+	cr_assert_eq(pipe2(out, O_CLOEXEC), 0);
+	cr_assert_eq(pipe2(err, O_CLOEXEC), 0);
+	/* room for the record even while the test does not read stderr */
+	(void)fcntl(err[0], F_SETPIPE_SZ, 1024 * 1024);
+	r->start = now_s();
+	r->pid = fork();
+	cr_assert(r->pid >= 0);
+	if (r->pid == 0) {
+		const char **args = calloc(n + 2, sizeof(*args));
+		if (!args)
+			_exit(127);
+		args[0] = "sbx";
+		for (size_t i = 0; i < n; i++)
+			args[i + 1] = argv[i];
+		dup2(out[1], STDOUT_FILENO);
+		dup2(err[1], STDERR_FILENO);
+		execv(sbx_path(), (char *const *)args);
+		_exit(127);
+	}
+	close(out[1]);
+	close(err[1]);
+	r->out = out[0];
+	r->err = err[0];
+}
+
+/* Wait for sbx at most LIMIT_S seconds (SIGKILL then); the elapsed time. */
+static double wait_sbx(struct stalled_run *r, double limit_s, int *status)
+{
+	for (;;) {
+		pid_t w = waitpid(r->pid, status, WNOHANG);
+		if (w == r->pid)
+			return now_s() - r->start;
+		if (now_s() - r->start > limit_s) {
+			kill(r->pid, SIGKILL);
+			waitpid(r->pid, status, 0);
+			close(r->out);
+			close(r->err);
+			cr_assert_fail("sbx still running after %.1f s: it blocked on its output",
+				       limit_s);
+		}
+		usleep(20 * 1000);
+	}
+}
+
+/* What sbx wrote on stderr (the record), after it exited. */
+static char *read_stderr(struct stalled_run *r)
+{
+	size_t cap = 1 << 16, len = 0;
+	char *buf = malloc(cap);
+	ssize_t n;
+
+	cr_assert_not_null(buf);
+	while (len + 1 < cap && (n = read(r->err, buf + len, cap - 1 - len)) > 0)
+		len += (size_t)n;
+	buf[len] = '\0';
+	close(r->err);
+	return buf;
+}
+
+static void assert_exit(int status, int code, const char *record)
+{
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == code,
+		  "sbx status 0x%x, want exit %d; stderr: %.2000s", status, code, record);
+}
+
+/* Nobody reads sbx's stdout: the wall deadline still ends the run at 1 s and
+ * sbx returns after grace + the close deadline (it gave up the output). */
+Test(lifetime, unread_stdout_pipe_still_times_out)
+{
+	struct stalled_run r;
+	int status;
+
+	REQUIRE_USERNS();
+	start_sbx(&r, SBX_ARGV("run", "--time", "1s", "--set", "limits.kill_grace_ms=500",
+			       "--", "/bin/sh", "-c", "yes & while :; do :; done"));
+	double t = wait_sbx(&r, 15.0, &status);
+	char *rec = read_stderr(&r);
+	close(r.out); /* only now: while sbx ran, the reader was alive but asleep */
+	assert_exit(status, 124, rec);
+	cr_assert(strstr(rec, "\"status\":\"timeout\"") != NULL, "stderr: %.2000s", rec);
+	/* 1 s wall + 0.5 s grace + 1 s close margin, plus scheduling slack */
+	cr_assert(t >= 1.0 && t < 4.5, "took %.2f s", t);
+	free(rec);
+}
+
+/* Nobody reads sbx's stdout and sbx gets SIGINT: aborted (130), promptly. */
+Test(lifetime, unread_stdout_pipe_still_honours_sigint)
+{
+	struct stalled_run r;
+	int status;
+
+	REQUIRE_USERNS();
+	start_sbx(&r, SBX_ARGV("run", "--time", "30s", "--set", "limits.kill_grace_ms=500",
+			       "--", "/bin/sh", "-c", "yes & while :; do :; done"));
+	usleep(500 * 1000);
+	kill(r.pid, SIGINT);
+	double t = wait_sbx(&r, 15.0, &status);
+	char *rec = read_stderr(&r);
+	close(r.out);
+	assert_exit(status, 130, rec);
+	cr_assert(strstr(rec, "\"status\":\"aborted\"") != NULL, "stderr: %.2000s", rec);
+	/* 0.5 s + grace + close margin, far from the 30 s wall limit */
+	cr_assert(t < 4.0, "took %.2f s", t);
+	free(rec);
+}
+
+/* A reader that is merely slow loses nothing: every byte, in order, and ok.
+ * (A reader that takes nothing for longer than the close deadline after the
+ * program ended loses the rest: that bound is what keeps sbx from hanging.) */
+Test(lifetime, slow_reader_gets_every_byte)
+{
+	struct stalled_run r;
+	int status;
+	size_t cap = 1 << 20, len = 0, want_len = 0;
+	char *got = malloc(cap), *want = malloc(cap);
+	ssize_t n;
+
+	REQUIRE_USERNS();
+	cr_assert(got && want);
+	for (int i = 1; i <= 20000; i++)
+		want_len += (size_t)snprintf(want + want_len, cap - want_len, "%d\n", i);
+	start_sbx(&r, SBX_ARGV("run", "--time", "30s", "--", "/usr/bin/seq", "1", "20000"));
+	/* 1 byte per 100 ms for 1 s: the pipe stays full, yet sbx waits (within
+	 * the close deadline) instead of dropping or blocking */
+	for (int i = 0; i < 10; i++) {
+		n = read(r.out, got + len, 1);
+		cr_assert_eq(n, 1, "read %zd after %zu bytes", n, len);
+		len++;
+		usleep(100 * 1000);
+	}
+	while (len < cap && (n = read(r.out, got + len, cap - len)) > 0)
+		len += (size_t)n;
+	close(r.out);
+	double t = wait_sbx(&r, 15.0, &status);
+	char *rec = read_stderr(&r);
+	assert_exit(status, 0, rec);
+	cr_assert(strstr(rec, "\"status\":\"ok\"") != NULL, "stderr: %.2000s", rec);
+	cr_assert_eq(len, want_len, "got %zu bytes, want %zu", len, want_len);
+	cr_assert(memcmp(got, want, len) == 0, "the relayed bytes differ");
+	cr_assert(t < 10.0, "took %.2f s", t);
+	free(rec);
+	free(got);
+	free(want);
+}
