@@ -121,14 +121,27 @@ bench: sbx
 bench-deps:
 	@sh tools/deps.sh $(BENCH_PKGS)
 
-install: sbx
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/sbx/policy
-	install -m 0755 sbx $(DESTDIR)$(PREFIX)/bin/sbx
-	install -m 0644 $(POLICIES) $(DESTDIR)$(PREFIX)/share/sbx/policy/
+# SBX_BIN: the binary to install (the suite installs the one it tests).
+SBX_BIN ?= sbx
+BINDIR   = $(DESTDIR)$(PREFIX)/bin
+SHAREDIR = $(DESTDIR)$(PREFIX)/share/sbx
+MAN1DIR  = $(DESTDIR)$(PREFIX)/share/man/man1
+MAN5DIR  = $(DESTDIR)$(PREFIX)/share/man/man5
+COMPDIR  = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+
+install: $(SBX_BIN)
+	install -d $(BINDIR) $(SHAREDIR)/policy $(MAN1DIR) $(MAN5DIR) $(COMPDIR)
+	install -m 0755 $(SBX_BIN) $(BINDIR)/sbx
+	install -m 0644 $(POLICIES) $(SHAREDIR)/policy/
+	install -m 0644 contrib/result.schema.json $(SHAREDIR)/
+	install -m 0644 man/sbx.1 $(MAN1DIR)/
+	install -m 0644 man/sbx.policy.5 man/sbx-result.5 $(MAN5DIR)/
+	install -m 0644 contrib/bash-completion/sbx $(COMPDIR)/sbx
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/sbx
-	rm -rf $(DESTDIR)$(PREFIX)/share/sbx
+	rm -f $(BINDIR)/sbx $(MAN1DIR)/sbx.1 $(MAN5DIR)/sbx.policy.5 \
+		$(MAN5DIR)/sbx-result.5 $(COMPDIR)/sbx
+	rm -rf $(SHAREDIR)
 
 clean:
 	rm -rf build build-asan sbx
