@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "result.h"
+#include "workspace.h"
 
 /* ---- safe opens ----------------------------------------------------------- */
 
@@ -337,28 +338,6 @@ void art_free(struct artifacts *a)
 
 /* ---- -o: copy out ----------------------------------------------------------- */
 
-static int copy_fd(int in, int out)
-{
-	char buf[65536];
-	ssize_t n;
-
-	while ((n = read(in, buf, sizeof(buf))) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		for (ssize_t off = 0; off < n;) {
-			ssize_t w = write(out, buf + off, (size_t)(n - off));
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w < 0)
-				return -1;
-			off += w;
-		}
-	}
-	return 0;
-}
-
 /* Make the directories of PATH under OUT; returns the parent's fd. */
 static int make_parents(int out, const char *path, const char **leaf)
 {
@@ -409,7 +388,7 @@ static int copy_one(const struct art_file *f, int ws, int out)
 		dst = art_open_beneath(dir, leaf, O_WRONLY | O_CREAT | O_TRUNC,
 				       (st.st_mode & 0755) | 0600);
 	if (dst >= 0)
-		rc = copy_fd(in, dst);
+		rc = copy_bytes(in, dst);
 	if (dst >= 0 && close(dst) < 0)
 		rc = -1;
 	if (dir >= 0)

@@ -71,52 +71,6 @@ static const struct opt_def opt_defs[] = {
 
 /* ---- small helpers ---------------------------------------------------- */
 
-static size_t edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), row[64], prev, tmp;
-
-	if (la >= 64 || lb >= 64)
-		return SIZE_MAX;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		prev = row[0];
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t best = prev + (a[i - 1] != b[j - 1]);
-			if (row[j] + 1 < best)
-				best = row[j] + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			tmp = row[j];
-			row[j] = best;
-			prev = tmp;
-		}
-	}
-	return row[lb];
-}
-
-const char *cli_suggest(const char *word, const char *const *cands, size_t n)
-{
-	const char *best = NULL;
-	size_t best_d = SIZE_MAX, limit = strlen(word) <= 4 ? 1 : 2;
-
-	for (size_t i = 0; i < n; i++) {
-		size_t d = edit_distance(word, cands[i]);
-		if (d < best_d) {
-			best_d = d;
-			best = cands[i];
-		}
-	}
-	/* a prefix ("--mem") is also a fine guess */
-	if (best_d > limit)
-		for (size_t i = 0; i < n; i++)
-			if (strlen(word) > 3 &&
-			    strncmp(cands[i], word, strlen(word)) == 0)
-				return cands[i];
-	return best_d <= limit ? best : NULL;
-}
-
 const char *cli_extension(const char *path)
 {
 	const char *base = strrchr(path, '/'), *dot;
@@ -151,7 +105,7 @@ static int unknown_long(const char *arg, size_t len, struct sbx_err *err)
 	snprintf(word, sizeof(word), "%.*s", (int)(len < 127 ? len : 127), arg);
 	for (size_t i = 0; i < NOPTS; i++)
 		names[i] = opt_defs[i].name;
-	hint = cli_suggest(word, names, NOPTS);
+	hint = err_suggest(word, names, NOPTS);
 	if (hint)
 		return err_set(err, ERR_USAGE, 0,
 			       "unknown option '%s' (did you mean '%s'?)", word,
@@ -933,12 +887,7 @@ void cli_argv_free(char **argv)
 	free(argv);
 }
 
-struct argv_builder {
-	char **v;
-	size_t n, cap;
-};
-
-static int argv_push(struct argv_builder *b, char *s, struct sbx_err *err)
+int argv_push(struct argv_builder *b, char *s, struct sbx_err *err)
 {
 	if (!s)
 		return err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");

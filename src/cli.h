@@ -82,8 +82,13 @@ int cli_command_argv(const struct cli_options *o, const struct policy *p,
 		     char ***argv_out, struct sbx_err *err);
 void cli_argv_free(char **argv);
 
-/* The candidate closest to WORD (small edit distance), or NULL. */
-const char *cli_suggest(const char *word, const char *const *cands, size_t n);
+/* A NULL-terminated argv being built; free the result with cli_argv_free(). */
+struct argv_builder {
+	char **v;
+	size_t n, cap;
+};
+/* Append S (owned; NULL = out of memory, reported in ERR). */
+int argv_push(struct argv_builder *b, char *s, struct sbx_err *err);
 
 /* The file-name extension of PATH (".py"), or "" when it has none. */
 const char *cli_extension(const char *path);

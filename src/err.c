@@ -1,7 +1,9 @@
 /* err.c - build error values; see err.h. */
 #include "err.h"
 
+#include <ctype.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -44,4 +46,53 @@ int err_prefix(struct sbx_err *err, const char *fmt, ...)
 		err->msg[n + len] = '\0';
 	}
 	return -1;
+}
+
+/* Levenshtein distance, case-insensitive; SIZE_MAX for words too long to matter. */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), row[64], prev, tmp;
+
+	if (la >= 64 || lb >= 64)
+		return SIZE_MAX;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		prev = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t best = prev + (tolower((unsigned char)a[i - 1]) !=
+					      tolower((unsigned char)b[j - 1]));
+			tmp = row[j];
+			if (row[j] + 1 < best)
+				best = row[j] + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			prev = tmp;
+		}
+	}
+	return row[lb];
+}
+
+const char *err_suggest(const char *word, const char *const *names, size_t n)
+{
+	size_t len = strlen(word), best_d = SIZE_MAX;
+	size_t limit = len / 3 + 1 > 3 ? 3 : len / 3 + 1;
+	const char *best = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t d = edit_distance(word, names[i]);
+		if (d < best_d) {
+			best_d = d;
+			best = names[i];
+		}
+	}
+	if (best_d <= limit)
+		return best;
+	/* a prefix ("--mem") is also a fine guess */
+	for (size_t i = 0; len > 3 && i < n; i++)
+		if (strncmp(names[i], word, len) == 0)
+			return names[i];
+	return NULL;
 }

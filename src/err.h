@@ -10,6 +10,7 @@
 #define SBX_ERR_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 enum err_kind {
 	ERR_NONE = 0,
@@ -33,5 +34,13 @@ int err_set(struct sbx_err *err, enum err_kind kind, int sys_errno,
 /* Prefix an existing message with more context ("loading py: ..."). */
 int err_prefix(struct sbx_err *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/*
+ * The name in NAMES nearest to WORD ("memroy_mb" -> "memory_mb", "--tme" ->
+ * "--time"): case-insensitive edit distance within a bound that grows with
+ * the word, or a candidate WORD is a prefix of; NULL when none is close.
+ * Every "did you mean" of sbx comes from here.
+ */
+const char *err_suggest(const char *word, const char *const *names, size_t n);
 
 #endif

@@ -24,30 +24,6 @@
 #define PROBE_WALL_MS 5000
 #define PROBE_OUTPUT_BYTES 65536
 
-struct argv_buf {
-	char **v;
-	size_t n, cap;
-};
-
-static int push(struct argv_buf *b, char *s, struct sbx_err *err)
-{
-	if (!s)
-		return err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
-	if (b->n + 2 > b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 8;
-		char **v = realloc(b->v, cap * sizeof(*v));
-		if (!v) {
-			free(s);
-			return err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
-		}
-		b->v = v;
-		b->cap = cap;
-	}
-	b->v[b->n++] = s;
-	b->v[b->n] = NULL;
-	return 0;
-}
-
 struct subst {
 	const char *file, *out, *ws;
 };
@@ -105,7 +81,7 @@ int lang_expand(const struct policy *p, const struct strlist *tmpl,
 {
 	const char *ws = p->workspace ? p->workspace : "/mnt/data";
 	const char *base = strrchr(file, '/');
-	struct argv_buf b = { 0 };
+	struct argv_builder b = { 0 };
 	struct subst s = { .ws = ws };
 	char *file_in = NULL, *out_in = NULL;
 	int rc = 0;
@@ -124,11 +100,11 @@ int lang_expand(const struct policy *p, const struct strlist *tmpl,
 	for (size_t i = 0; rc == 0 && i < tmpl->n; i++) {
 		if (strcmp(tmpl->v[i], "{args}") != 0) {
 			char *e = expand_one(tmpl->v[i], &s, what, err);
-			rc = e ? push(&b, e, err) : -1;
+			rc = e ? argv_push(&b, e, err) : -1;
 			continue;
 		}
 		for (int a = 0; rc == 0 && a < nargs; a++)
-			rc = push(&b, strdup(args[a]), err);
+			rc = argv_push(&b, strdup(args[a]), err);
 	}
 	free(file_in);
 	free(out_in);

@@ -98,8 +98,7 @@ void result_free(struct result *r)
 	r->out.len = r->err.len = 0;
 }
 
-/* "SIGKILL" for 9; "SIG34" when glibc has no abbreviation. */
-static void signal_name(int sig, char *buf, size_t size)
+void result_signal_name(int sig, char *buf, size_t size)
 {
 	const char *abbrev = sigabbrev_np(sig);
 
@@ -311,7 +310,7 @@ static bool add_outcome(cJSON *o, const struct result *r)
 	if (!add(o, "exit_code", r->has_exit_code ? cJSON_CreateNumber(r->exit_code)
 						  : cJSON_CreateNull()))
 		return false;
-	signal_name(r->term_signal, sig, sizeof(sig));
+	result_signal_name(r->term_signal, sig, sizeof(sig));
 	if (!add(o, "signal", r->term_signal > 0 ? cJSON_CreateString(sig) : cJSON_CreateNull()))
 		return false;
 	return cJSON_AddBoolToObject(o, "core_dumped", r->core_dumped) &&

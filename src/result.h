@@ -25,6 +25,9 @@ enum run_status {
 
 const char *run_status_name(enum run_status s); /* "nonzero-exit" ... */
 
+/* "SIGKILL" for 9; "SIG34" when glibc has no abbreviation. */
+void result_signal_name(int sig, char *buf, size_t size);
+
 /* How a limit was enforced, for limits.enforced_by. */
 enum enforcement { ENF_NONE, ENF_RLIMIT, ENF_CGROUP, ENF_SUPERVISOR, ENF_TMPFS,
 	ENF_RLIMIT_AS,         /* "rlimit-as": per-process address space */

@@ -238,7 +238,7 @@ int workspace_open(struct workspace *ws, const char *workdir, struct sbx_err *er
 
 /* ---- copy in ---------------------------------------------------------- */
 
-static int copy_bytes(int in, int out)
+int copy_bytes(int in, int out)
 {
 	char buf[65536];
 	ssize_t n;

@@ -25,6 +25,9 @@ struct workspace {
 /* Make a disposable workspace, or adopt WORKDIR (must be a directory). */
 int workspace_open(struct workspace *ws, const char *workdir, struct sbx_err *err);
 
+/* Copy everything readable from IN to OUT (fds); -1 with errno on failure. */
+int copy_bytes(int in, int out);
+
 /* Copy the regular file SRC into the workspace as basename(SRC). */
 int workspace_copy_in(const struct workspace *ws, const char *src,
 		      const char *option, struct sbx_err *err);

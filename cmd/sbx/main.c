@@ -53,7 +53,7 @@ static int cmd_help(int argc, char **argv)
 
 static int unknown_command(const char *cmd)
 {
-	const char *hint = cli_suggest(cmd, help_commands, help_ncommands);
+	const char *hint = err_suggest(cmd, help_commands, help_ncommands);
 
 	if (hint)
 		fprintf(stderr, "sbx: unknown command '%s' (did you mean '%s'?)\n",

@@ -60,8 +60,6 @@ int val_extension(const struct pvalue *v, char **out, struct sbx_err *err);
 /* "path must be ..." reason, or NULL when S is an absolute normalized path. */
 const char *path_problem(const char *s);
 bool env_name_valid(const char *s, size_t len);
-/* Closest of NAMES[0..n) to WORD, or NULL when none is close enough. */
-const char *closest_name(const char *word, const char *const *names, size_t n);
 /* "unknown field 'x' in 'limits' (did you mean 'y'?)" */
 int unknown_field(struct sbx_err *err, const struct ppos *at, const char *word,
 		  const char *where, const char *const *names, size_t n);

@@ -223,19 +223,16 @@ static void note_looked(struct lookup *lk, const char *what)
 	snprintf(lk->looked + off, sizeof(lk->looked) - off, "%s%s", off ? ", " : "", what);
 }
 
-/* A file candidate: 0 found, 1 absent or skipped, -1 error. */
-static int try_file(struct loader *ld, const char *path, const struct ppos *at,
-		    struct lookup *lk, struct source *s)
+/*
+ * S was found: 0 to use it, or 1 to look further when it is already being
+ * loaded (an include of itself: the first such one is remembered, so a real
+ * cycle can be reported if nothing else matches).
+ */
+static int unless_loading(struct loader *ld, struct lookup *lk, struct source *s)
 {
-	int rc, idx;
+	int idx = on_stack(ld, s->id);
 
-	if (!path)
-		return 1;
-	note_looked(lk, path);
-	rc = source_from_file(path, s, at, ld->err);
-	if (rc != 0)
-		return rc;
-	if ((idx = on_stack(ld, s->id)) < 0)
+	if (idx < 0)
 		return 0;
 	if (lk->cycle_from < 0) {
 		lk->cycle_from = idx;
@@ -245,12 +242,26 @@ static int try_file(struct loader *ld, const char *path, const struct ppos *at,
 	return 1;
 }
 
+/* A file candidate: 0 found, 1 absent or skipped, -1 error. */
+static int try_file(struct loader *ld, const char *path, const struct ppos *at,
+		    struct lookup *lk, struct source *s)
+{
+	int rc;
+
+	if (!path)
+		return 1;
+	note_looked(lk, path);
+	rc = source_from_file(path, s, at, ld->err);
+	if (rc != 0)
+		return rc;
+	return unless_loading(ld, lk, s);
+}
+
 static int try_builtin(struct loader *ld, const char *name, struct lookup *lk,
 		       struct source *s)
 {
 	const struct builtin_policy *b = builtin_find(name);
 	char what[128];
-	int idx;
 
 	snprintf(what, sizeof(what), "built-in '%.80s'", name);
 	note_looked(lk, what);
@@ -258,14 +269,7 @@ static int try_builtin(struct loader *ld, const char *name, struct lookup *lk,
 		return 1;
 	if (source_from_builtin(b, s, ld->err) < 0)
 		return -1;
-	if ((idx = on_stack(ld, s->id)) < 0)
-		return 0;
-	if (lk->cycle_from < 0) {
-		lk->cycle_from = idx;
-		snprintf(lk->cycle_display, sizeof(lk->cycle_display), "%s", s->display);
-	}
-	source_free(s);
-	return 1;
+	return unless_loading(ld, lk, s);
 }
 
 static bool valid_policy_name(const char *name)

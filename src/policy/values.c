@@ -117,7 +117,7 @@ int val_enum(const struct pvalue *v, const char *field, const char *const *names
 			 i ? (i + 1 == n ? " or" : ",") : "", names[i]);
 	}
 	if (v->kind == PV_IDENT) {
-		const char *near = closest_name(v->text, names, n);
+		const char *near = err_suggest(v->text, names, n);
 
 		if (near)
 			return perr(err, &v->at, "'%s' expects %s, got '%s' (did you mean '%s'?)",
@@ -245,55 +245,10 @@ int val_extension(const struct pvalue *v, char **out, struct sbx_err *err)
 	return dup_text(v->text, out, err);
 }
 
-static size_t edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), row[64], prev, tmp;
-
-	if (la >= 64 || lb >= 64)
-		return SIZE_MAX;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		prev = row[0];
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t best = prev + (tolower((unsigned char)a[i - 1]) !=
-					      tolower((unsigned char)b[j - 1]));
-
-			tmp = row[j];
-			if (row[j] + 1 < best)
-				best = row[j] + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			prev = tmp;
-		}
-	}
-	return row[lb];
-}
-
-const char *closest_name(const char *word, const char *const *names, size_t n)
-{
-	const char *best = NULL;
-	size_t best_d = SIZE_MAX, limit = strlen(word) / 3 + 1;
-
-	if (limit > 3)
-		limit = 3;
-	for (size_t i = 0; i < n; i++) {
-		size_t d = edit_distance(word, names[i]);
-
-		if (d < best_d) {
-			best_d = d;
-			best = names[i];
-		}
-	}
-	return best_d <= limit ? best : NULL;
-}
-
 int unknown_field(struct sbx_err *err, const struct ppos *at, const char *word,
 		  const char *where, const char *const *names, size_t n)
 {
-	const char *near = closest_name(word, names, n);
+	const char *near = err_suggest(word, names, n);
 	char in[80] = "";
 
 	if (where)

@@ -29,16 +29,6 @@ static void say(struct result *r, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void sig_name(int sig, char *buf, size_t size)
-{
-	const char *abbrev = sigabbrev_np(sig);
-
-	if (abbrev)
-		snprintf(buf, size, "SIG%s", abbrev);
-	else
-		snprintf(buf, size, "signal %d", sig);
-}
-
 void result_from_err(struct result *res, const struct sbx_err *err)
 {
 	res->status = (err->kind == ERR_USAGE || err->kind == ERR_CONFIG) ? ST_CONFIG_ERROR
@@ -257,7 +247,7 @@ static void classify_signal(struct sup *s)
 	int sig = r->term_signal;
 	char name[32];
 
-	sig_name(sig, name, sizeof(name));
+	result_signal_name(sig, name, sizeof(name));
 	r->exit_status = 128 + sig;
 	if (sig == SIGSYS) {
 		r->status = ST_SECCOMP;
@@ -318,7 +308,7 @@ void sup_classify(struct sup *s)
 	fill_enforcement(s);
 	fill_target(s);
 	if (s->abort_sig) {
-		sig_name(s->abort_sig, name, sizeof(name));
+		result_signal_name(s->abort_sig, name, sizeof(name));
 		r->status = ST_ABORTED;
 		r->exit_status = 128 + s->abort_sig; /* 130 SIGINT, 143 SIGTERM, 129 SIGHUP */
 		say(r, "interrupted by %s; the jail was torn down%s", name,

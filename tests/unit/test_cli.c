@@ -441,10 +441,10 @@ Test(cli, did_you_mean_finds_near_words_only)
 {
 	const char *const cands[] = { "run", "check", "explain", "langs" };
 
-	cr_expect_str_eq(cli_suggest("rn", cands, 4), "run");
-	cr_expect_str_eq(cli_suggest("chekc", cands, 4), "check");
-	cr_expect_str_eq(cli_suggest("explian", cands, 4), "explain");
-	cr_expect_null(cli_suggest("frobnicate", cands, 4));
+	cr_expect_str_eq(err_suggest("rn", cands, 4), "run");
+	cr_expect_str_eq(err_suggest("chekc", cands, 4), "check");
+	cr_expect_str_eq(err_suggest("explian", cands, 4), "explain");
+	cr_expect_null(err_suggest("frobnicate", cands, 4));
 }
 
 Test(cli, extension_of_a_path)
