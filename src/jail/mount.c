@@ -271,18 +271,24 @@ static int defer_readonly(struct root_build *b, const char *dst)
 	return 0;
 }
 
-/* An unsized tmpfs may take half of RAM and is not charged to RLIMIT_AS. */
+/*
+ * An unsized tmpfs may take half of RAM and is not charged to RLIMIT_AS;
+ * its inodes are not charged to size= either, so millions of empty files
+ * would pin kernel memory: nr_inodes bounds them too.
+ */
+#define TMPFS_INODES_PER_MB 1024
+
 static int tmpfs_entry(struct root_build *b, const struct mount_entry *m,
 		       struct sbx_err *err)
 {
 	unsigned long flags = MS_NOSUID | MS_NODEV | (m->noexec ? MS_NOEXEC : 0);
-	char path[PATH_MAX], opts[64];
+	unsigned long long mb = m->size_mb ? m->size_mb : 20;
+	char path[PATH_MAX], opts[96];
 
 	if (make_dst(b, m->dst, LEAF_DIR, NULL, path, sizeof(path)) < 0)
 		return mount_fail(err, errno, m, "creating the mount point");
-	snprintf(opts, sizeof(opts), "size=%llum,mode=%s",
-		 (unsigned long long)(m->size_mb ? m->size_mb : 20),
-		 m->rw ? "1777" : "0755");
+	snprintf(opts, sizeof(opts), "size=%llum,nr_inodes=%llu,mode=%s", mb,
+		 mb * TMPFS_INODES_PER_MB, m->rw ? "1777" : "0755");
 	if (mount("tmpfs", path, "tmpfs", flags, opts) < 0)
 		return mount_fail(err, errno, m, "mount tmpfs");
 	if (!m->rw && defer_readonly(b, m->dst) < 0)

@@ -312,3 +312,25 @@ Test(jail, root_caller_runs_target_as_unprivileged_host_uid)
 	cr_assert_str_eq(r.out, "65534 65534 1\n");
 	sbx_result_free(&r);
 }
+
+/* Empty files cost no tmpfs blocks but pin kernel memory: /tmp must run
+ * out of inodes long before the host does (nr_inodes). */
+Test(jail, tmp_inode_flood_hits_enospc)
+{
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	sbx_run(&r, NULL, SBX_ARGV("run", "--time", "60s", "--", "/usr/bin/python3", "-c",
+		"import errno\n"
+		"n = 0\n"
+		"try:\n"
+		"    while n < 10**7:\n"
+		"        open('/tmp/f%d' % n, 'w').close(); n += 1\n"
+		"except OSError as e:\n"
+		"    print('ENOSPC' if e.errno == errno.ENOSPC else e, n)\n"));
+	ASSERT_STATUS(&r, "ok");
+	int n = -1;
+	cr_assert_eq(sscanf(r.out, "ENOSPC %d", &n), 1, "out: %s", r.out);
+	cr_assert(n > 1000 && n <= 20 * 1024, "%d files fit in a 20 MiB /tmp", n);
+	sbx_result_free(&r);
+}
