@@ -61,7 +61,7 @@ static const char *const default_syscalls[] = {
 	/* memory */
 	"brk", "mmap", "munmap", "mprotect", "mremap", "msync", "mincore",
 	"madvise", "mlock", "mlock2", "munlock", "mlockall", "munlockall",
-	"remap_file_pages", "memfd_create", "membarrier", "get_mempolicy",
+	"remap_file_pages", "membarrier", "get_mempolicy",
 	"pkey_mprotect", "pkey_alloc", "pkey_free",
 	/* processes and threads (clone's namespace flags are refused) */
 	"clone", "fork", "vfork", "execve", "execveat", "exit", "exit_group",
@@ -106,10 +106,8 @@ static const char *const default_syscalls[] = {
 	"listen", "shutdown", "getsockname", "getpeername", "setsockopt",
 	"getsockopt", "sendto", "recvfrom", "sendmsg", "recvmsg", "sendmmsg",
 	"recvmmsg",
-	/* System V and POSIX IPC: private to the jail's IPC namespace */
-	"shmget", "shmat", "shmctl", "shmdt", "semget", "semop", "semctl",
-	"semtimedop", "msgget", "msgsnd", "msgrcv", "msgctl", "mq_open",
-	"mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify",
+	/* POSIX message queues (RLIMIT_MSGQUEUE bounds them) */
+	"mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify",
 	"mq_getsetattr",
 	/* system information; ioctl minus TIOCSTI/TIOCLINUX (guard filter) */
 	"uname", "sysinfo", "getrandom", "ioctl",
@@ -119,6 +117,15 @@ static const char *const default_syscalls[] = {
 const struct sc_group sc_groups[] = {
 	{ "@default", default_syscalls,
 	  "what ordinary programs, interpreters and compilers need" },
+	/* Not in @default (ENOSYS, so libraries fall back): memory held in
+	 * System V segments, queues and semaphores, or in memfds, is not
+	 * charged to RLIMIT_AS, and an unprivileged jail cannot lower its ipc
+	 * namespace's limits (shmall ~16 EiB): a 512M run held 1 GiB of shm. */
+	{ "@shared-memory",
+	  LIST("shmget", "shmat", "shmctl", "shmdt", "semget", "semop", "semctl",
+	       "semtimedop", "msgget", "msgsnd", "msgrcv", "msgctl",
+	       "memfd_create", "memfd_secret"),
+	  "memory outside RLIMIT_AS: allow only where cgroups bound it" },
 	{ "@mount",
 	  LIST("mount", "umount2", "pivot_root", "chroot", "fsopen", "fsmount",
 	       "fsconfig", "fspick", "move_mount", "open_tree", "mount_setattr"),
