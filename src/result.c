@@ -62,6 +62,7 @@ static const char *const enforcement_names[] = {
 	[ENF_RLIMIT_AS] = "rlimit-as",
 	[ENF_RLIMIT_NPROC] = "rlimit-nproc",
 	[ENF_RLIMIT_SUPERVISOR] = "rlimit+supervisor",
+	[ENF_RLIMIT_AS_SUPERVISOR] = "rlimit-as+supervisor",
 };
 
 const char *run_status_name(enum run_status s)

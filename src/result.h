@@ -33,6 +33,7 @@ enum enforcement { ENF_NONE, ENF_RLIMIT, ENF_CGROUP, ENF_SUPERVISOR, ENF_TMPFS,
 	ENF_RLIMIT_AS,         /* "rlimit-as": per-process address space */
 	ENF_RLIMIT_NPROC,      /* "rlimit-nproc": per-uid process count */
 	ENF_RLIMIT_SUPERVISOR, /* "rlimit+supervisor": RLIMIT_CPU + tree meter */
+	ENF_RLIMIT_AS_SUPERVISOR, /* "rlimit-as+supervisor": RLIMIT_AS + tree memory meter */
 };
 
 struct captured {            /* capture mode only */

@@ -113,7 +113,10 @@ static enum enforcement enforcement_of(const struct sup *s, enum limit_id id)
 	case LIM_CPU_TIME_MS:
 		return ENF_RLIMIT_SUPERVISOR;
 	case LIM_MEMORY_MB:
-		return s->res->cgroup ? ENF_CGROUP : ENF_RLIMIT_AS;
+		if (s->res->cgroup)
+			return ENF_CGROUP;
+		/* the tree meter needs the jail's own /proc */
+		return s->cpu.proc_fd >= 0 ? ENF_RLIMIT_AS_SUPERVISOR : ENF_RLIMIT_AS;
 	case LIM_PROCESSES:
 		return s->res->cgroup ? ENF_CGROUP : ENF_RLIMIT_NPROC;
 	case LIM_FILE_SIZE_MB:
@@ -230,6 +233,11 @@ static bool classify_limits(struct sup *s)
 		r->status = ST_MEMORY_LIMIT;
 		say(r, "out of memory: killed by the kernel's OOM killer (memory_mb = %" PRIu64 ")",
 		    policy_limit(s->pol, LIM_MEMORY_MB));
+	} else if (s->memory_exceeded) {
+		r->status = ST_MEMORY_LIMIT;
+		say(r, "memory limit exceeded: the jail's processes together held %" PRId64
+		       " MiB (memory_mb = %" PRIu64 ", measured by sbx from /proc)",
+		    s->memory_seen_kib / 1024, policy_limit(s->pol, LIM_MEMORY_MB));
 	} else if (s->output_limited) {
 		r->status = ST_OUTPUT_LIMIT;
 		say(r, "output limit exceeded: stdout+stderr passed %" PRIu64 " bytes",

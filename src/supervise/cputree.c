@@ -19,6 +19,7 @@
 #include "supervise/cputree.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -55,24 +56,27 @@ void cputree_free(struct cputree *t)
 	t->n = t->cap = 0;
 }
 
-int cputree_parse_stat(const char *text, pid_t *ppid, int64_t *ticks)
+int cputree_parse_stat(const char *text, pid_t *ppid, int64_t *ticks, int64_t *rss_pages)
 {
 	/* comm may contain spaces and ')': the fields start after the last ')' */
 	const char *p = strrchr(text, ')');
 	unsigned long long ut, st;
-	long long cut, cst;
+	long long cut, cst, rss;
 	int pp;
 
 	if (!p)
 		return -1;
-	/* 3 state, 4 ppid, 5..13 skipped, 14 utime 15 stime 16 cutime 17 cstime */
-	if (sscanf(p + 1, " %*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %lld %lld",
-		   &pp, &ut, &st, &cut, &cst) != 5)
+	/* 3 state, 4 ppid, 5..13 skipped, 14 utime 15 stime 16 cutime 17 cstime,
+	 * 18..23 skipped, 24 rss (pages) */
+	if (sscanf(p + 1, " %*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %lld %lld"
+		   " %*d %*d %*d %*d %*u %*u %lld",
+		   &pp, &ut, &st, &cut, &cst, &rss) != 6)
 		return -1;
-	if (cut < 0 || cst < 0)
+	if (cut < 0 || cst < 0 || rss < 0)
 		return -1;
 	*ppid = pp;
 	*ticks = (int64_t)(ut + st + (unsigned long long)cut + (unsigned long long)cst);
+	*rss_pages = rss;
 	return 0;
 }
 
@@ -93,7 +97,7 @@ static int read_proc(int dirfd, const char *pid, struct cpu_proc *out)
 	text[n] = '\0';
 	out->pid = (pid_t)atoi(pid);
 	out->state = 0;
-	return cputree_parse_stat(text, &out->ppid, &out->ticks);
+	return cputree_parse_stat(text, &out->ppid, &out->ticks, &out->rss_pages);
 }
 
 static int push(struct cputree *t, const struct cpu_proc *p)
@@ -225,4 +229,58 @@ int64_t cputree_sample_ms(struct cputree *t)
 	if (!saw_init)
 		return -1; /* the init is gone: the final rusage will say */
 	return ticks * 1000 / t->ticks_per_s;
+}
+
+/* "Pss:" of /proc/PID/smaps_rollup in KiB, or -1 with errno: EACCES for a
+ * process that is not dumpable (the init), anything else when it is gone. */
+static int64_t pss_kib(int dirfd, pid_t pid)
+{
+	char path[64], text[4096];
+	long long kib = -1;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%d/smaps_rollup", (int)pid);
+	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n <= 0) {
+		errno = n == 0 ? ESRCH : errno; /* an exiting process reads empty */
+		return -1;
+	}
+	text[n] = '\0';
+	const char *p = strstr(text, "\nPss:");
+	if (!p || sscanf(p + 5, "%lld", &kib) != 1 || kib < 0)
+		return -1;
+	return kib;
+}
+
+int64_t cputree_memory_kib(struct cputree *t, int64_t limit_kib)
+{
+	int64_t page_kib = sysconf(_SC_PAGESIZE) / 1024, rss = 0, pss = 0;
+
+	if (t->proc_fd < 0)
+		return -1;
+	if (page_kib <= 0)
+		page_kib = 4;
+	for (size_t i = 0; i < t->n; i++)
+		rss += t->procs[i].rss_pages * page_kib;
+	/* RSS counts a page shared by N processes N times (fork's copy-on-
+	 * write): only a total over the limit is worth the exact, dearer sum */
+	if (rss <= limit_kib)
+		return rss;
+	for (size_t i = 0; i < t->n; i++) {
+		int64_t k = pss_kib(t->proc_fd, t->procs[i].pid);
+
+		if (k >= 0)
+			pss += k;
+		else if (errno == EACCES)
+			/* not dumpable (the init; or a program that made itself so):
+			 * its RSS, an upper bound, so hiding memory never pays */
+			pss += t->procs[i].rss_pages * page_kib;
+		/* else it exited since the scan: its memory is free again */
+	}
+	return pss;
 }

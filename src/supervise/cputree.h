@@ -1,9 +1,10 @@
 /*
- * cputree.h - CPU time of a whole jail: every live descendant of its init
- * plus everything already reaped (private to supervise/).
+ * cputree.h - CPU time and memory of a whole jail: every live descendant of
+ * its init plus (for CPU) everything already reaped (private to supervise/).
  *
- * RLIMIT_CPU is per process and every child starts with a fresh budget, so
- * the supervisor meters the tree itself (requirements item 11).
+ * RLIMIT_CPU and RLIMIT_AS are per process and every child starts with a
+ * fresh budget, so the supervisor meters the tree itself (requirements
+ * items 11 and 16).
  */
 #ifndef SBX_SUPERVISE_CPUTREE_H
 #define SBX_SUPERVISE_CPUTREE_H
@@ -16,6 +17,7 @@
 struct cpu_proc {
 	pid_t pid, ppid;
 	int64_t ticks;  /* utime+stime+cutime+cstime */
+	int64_t rss_pages;
 	int state;      /* walk memo: 0 unknown, 1 in the tree, 2 not */
 };
 
@@ -36,7 +38,15 @@ void cputree_free(struct cputree *t);
 /* CPU ms used by the tree so far, or -1 when /proc cannot say. */
 int64_t cputree_sample_ms(struct cputree *t);
 
-/* Parse one /proc/PID/stat text: ppid and utime+stime+cutime+cstime ticks. */
-int cputree_parse_stat(const char *text, pid_t *ppid, int64_t *ticks);
+/*
+ * Memory the jail's live processes hold, in KiB, from the last sample: the
+ * sum of their RSS while that is within LIMIT_KIB, else the sum of their
+ * PSS (smaps_rollup), so that pages shared after fork() count once.  -1
+ * when there is no jail /proc to read.
+ */
+int64_t cputree_memory_kib(struct cputree *t, int64_t limit_kib);
+
+/* Parse one /proc/PID/stat text: ppid, utime+stime+cutime+cstime ticks, rss pages. */
+int cputree_parse_stat(const char *text, pid_t *ppid, int64_t *ticks, int64_t *rss_pages);
 
 #endif

@@ -48,7 +48,8 @@ struct sup {
 
 	/* what sbx decided or saw */
 	int abort_sig;
-	bool timed_out, cpu_exceeded, output_limited;
+	bool timed_out, cpu_exceeded, memory_exceeded, output_limited;
+	int64_t memory_seen_kib;    /* the meter's total when it fired */
 	bool term_sent, init_killed, init_reaped;
 	int64_t cpu_sampled_ms;     /* last whole-tree sample (0 = none) */
 	int64_t setup_cpu_ms;       /* the jail's CPU before GO (the init's setup) */

@@ -155,7 +155,8 @@ static void start_run(struct sup *s)
 	s->t_go = sup_now_ns();
 	if (wall != LIMIT_UNLIMITED)
 		s->dl_wall = s->t_go + (int64_t)wall * MS;
-	if (cpu != LIMIT_UNLIMITED) {
+	/* one meter samples the tree for both CPU and memory */
+	if (cpu != LIMIT_UNLIMITED || policy_limit(s->pol, LIM_MEMORY_MB) != LIMIT_UNLIMITED) {
 		s->cpu.init_pid = s->jail.init_pid;
 		s->dl_cpu = s->t_go + CPU_SAMPLE_NS;
 		/* building the root is sbx's work, not the program's (item 4) */
@@ -331,7 +332,30 @@ static void on_signal(struct sup *s)
 
 /* ---- deadlines ----------------------------------------------------------- */
 
-static void check_cpu(struct sup *s, int64_t now)
+/*
+ * RLIMIT_AS bounds each process, not the tree: 64 children of 500 MiB
+ * each would take 32 GiB.  The jail's processes together must stay within
+ * memory_mb; past it the jail is killed at once (requirements item 16).
+ */
+static void check_memory(struct sup *s)
+{
+	uint64_t mb = policy_limit(s->pol, LIM_MEMORY_MB);
+	int64_t limit_kib, kib;
+
+	if (mb == LIMIT_UNLIMITED || s->memory_exceeded)
+		return;
+	limit_kib = (int64_t)mb * 1024;
+	kib = cputree_memory_kib(&s->cpu, limit_kib);
+	if (kib > limit_kib) {
+		s->memory_exceeded = true;
+		s->memory_seen_kib = kib;
+		sup_log(s, "tree memory %lld KiB > limit %lld KiB", (long long)kib,
+			(long long)limit_kib);
+		kill_init(s);
+	}
+}
+
+static void check_meter(struct sup *s, int64_t now)
 {
 	uint64_t budget = policy_limit(s->pol, LIM_CPU_TIME_MS);
 	int64_t used = cputree_sample_ms(&s->cpu);
@@ -339,9 +363,10 @@ static void check_cpu(struct sup *s, int64_t now)
 	s->dl_cpu = now + CPU_SAMPLE_NS;
 	if (used < 0)
 		return;
+	check_memory(s);
 	used -= s->setup_cpu_ms;
 	s->cpu_sampled_ms = used;
-	if ((uint64_t)used >= budget && !s->cpu_exceeded) {
+	if (budget != LIMIT_UNLIMITED && (uint64_t)used >= budget && !s->cpu_exceeded) {
 		s->cpu_exceeded = true;
 		sup_log(s, "tree CPU %lld ms >= budget %llu ms", (long long)used,
 			(unsigned long long)budget);
@@ -373,7 +398,7 @@ static void check_deadlines(struct sup *s)
 		}
 	}
 	if (due(s->dl_cpu, now))
-		check_cpu(s, now);
+		check_meter(s, now);
 	if (due(s->dl_kill, now) || due(s->dl_exit_grace, now)) {
 		s->dl_kill = s->dl_exit_grace = 0;
 		kill_init(s);
