@@ -49,16 +49,31 @@ static int open_parent(char **path, struct sbx_err *err)
 	struct stat st;
 	int fd;
 
+	/* run by root, the program is host uid 65534 and must reach its
+	 * workspace through TMPDIR: say so here, not as a mount failure */
+	if (geteuid() == 0 && stat(tmp_root(), &st) == 0 && !(st.st_mode & S_IXOTH) &&
+	    st.st_uid != JAILED_ROOT_UID)
+		return err_set(err, ERR_SETUP, EACCES,
+			       "TMPDIR %s is not searchable by others (mode %03o): run by root, "
+			       "the program is host uid %d and must reach its workspace there "
+			       "(use a TMPDIR such as /tmp, or chmod o+x it)",
+			       tmp_root(), (unsigned)(st.st_mode & 0777), JAILED_ROOT_UID);
+
 	if (asprintf(path, "%s/sbx-%u", tmp_root(), (unsigned)geteuid()) < 0) {
 		*path = NULL;
 		return err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
 	}
-	/* 0711: run by root, the jail's host uid 65534 must traverse it */
-	if (mkdir(*path, 0711) < 0 && errno != EEXIST)
-		return err_set(err, ERR_SETUP, errno,
-			       "mkdir %s: %s (set TMPDIR to a writable directory)",
-			       *path, strerror(errno));
-	fd = open(*path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/* a run that just ended may rmdir it between our mkdir and open */
+	for (int attempt = 0; attempt < 16; attempt++) {
+		/* 0711: run by root, the jail's host uid 65534 must traverse it */
+		if (mkdir(*path, 0711) < 0 && errno != EEXIST)
+			return err_set(err, ERR_SETUP, errno,
+				       "mkdir %s: %s (set TMPDIR to a writable directory)",
+				       *path, strerror(errno));
+		fd = open(*path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0 || errno != ENOENT)
+			break;
+	}
 	/* /tmp is shared: a directory another user planted there (or a
 	 * symlink) must not receive our workspaces */
 	if (fd < 0 || fstat(fd, &st) < 0 || st.st_uid != geteuid() ||
@@ -145,7 +160,7 @@ static int make_disposable(struct workspace *ws, struct sbx_err *err)
 	int pfd = -1;
 
 	/* a concurrent run may rmdir the empty parent in between: retry */
-	for (int attempt = 0; attempt < 3; attempt++) {
+	for (int attempt = 0; attempt < 16; attempt++) {
 		free(parent);
 		free(ws->host_path);
 		ws->host_path = NULL;

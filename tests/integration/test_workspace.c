@@ -223,6 +223,29 @@ Test(workspace, workspace_of_a_killed_sbx_is_reclaimed_by_the_next_run)
 
 /* ---- concurrency ------------------------------------------------------------------- */
 
+/* Runs that start while others end share $TMPDIR/sbx-UID, which the last
+ * one out removes: a run that found it a moment before it vanished used
+ * to fail with "not a private directory" (1 in ~2000 under xargs -P 2; this
+ * burst caught it about one time in three). */
+Test(workspace, parallel_bursts_share_the_workspace_parent_safely)
+{
+	struct private_tmp t;
+	char *cmd, line[4096] = "";
+
+	REQUIRE_USERNS();
+	private_tmp_init(&t);
+	cmd = xasprintf("seq 1 600 | TMPDIR='%s' xargs -P 8 -I{} sh -c "
+			"\"'%s' run -q -- /bin/true || echo FAIL\" 2>&1", t.dir, sbx_path());
+	FILE *p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	size_t n = fread(line, 1, sizeof(line) - 1, p);
+	line[n] = '\0';
+	pclose(p);
+	cr_assert_str_eq(line, "", "some runs failed:\n%s", line);
+	free(cmd);
+	private_tmp_done(&t);
+}
+
 /* A second run on a busy --workdir fails fast (item 112). */
 Test(workspace, concurrent_run_on_one_workdir_is_busy)
 {
