@@ -12,7 +12,9 @@
  *   - clone3 -> ENOSYS (glibc falls back to clone);
  *   - clone with a namespace flag -> EPERM;
  *   - ioctl TIOCSTI/TIOCLINUX -> EPERM (low 32 bits compared);
- *   - personality other than PER_LINUX (0) or the query 0xffffffff -> EPERM.
+ *   - personality other than PER_LINUX (0) or the query 0xffffffff -> EPERM;
+ *   - socket() of a family other than unix, inet, inet6, netlink ->
+ *     EAFNOSUPPORT (AF_VSOCK reaches the VM's host whatever the netns).
  * tests/unit/test_seccomp.c runs the program through a BPF interpreter.
  */
 #include "jail/seccomp.h"
@@ -28,6 +30,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 
 #define SC_NR_MAX 1024
@@ -294,6 +297,17 @@ static void emit_arg_leaf(struct gen *g, int nr, uint32_t ret)
 		emit(g, JEQ(TIOCSTI, 1, 0));
 		emit(g, JEQ(TIOCLINUX, 0, 1));
 		emit(g, RET(RET_EPERM));
+	} else if (nr == __NR_socket) {
+		/* Only families a network namespace confines: AF_VSOCK is not
+		 * namespaced and reaches the hypervisor host (CID 2) even with
+		 * --net none; AF_ALG, AF_BLUETOOTH & co. are kernel attack
+		 * surface no ordinary program needs. */
+		emit(g, LD(ARG_LO(0)));
+		emit(g, JEQ(AF_UNIX, 4, 0));
+		emit(g, JEQ(AF_INET, 3, 0));
+		emit(g, JEQ(AF_INET6, 2, 0));
+		emit(g, JEQ(AF_NETLINK, 1, 0));
+		emit(g, RET(SECCOMP_RET_ERRNO | EAFNOSUPPORT));
 	} else {
 		/* personality: READ_IMPLIES_EXEC or ADDR_NO_RANDOMIZE weaken
 		 * the target, PER_LINUX32/UNAME26 change what it sees of the
@@ -347,7 +361,7 @@ static size_t build_runs(const struct seccomp_spec *spec, const bool *allow,
 		/* clone3's flags live in memory seccomp cannot read. */
 		if (nr == __NR_clone3)
 			ret = RET_ENOSYS;
-		if ((nr == __NR_ioctl || nr == __NR_personality) &&
+		if ((nr == __NR_ioctl || nr == __NR_personality || nr == __NR_socket) &&
 		    ret == SECCOMP_RET_ALLOW)
 			args = nr;
 		/* Namespace flags are refused even if clone is otherwise

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 
 #include "jail/seccomp.h"
@@ -167,8 +168,9 @@ Test(seccomp, deny_groups_get_eperm_and_default_calls_are_allowed)
 		cr_expect_eq(run_call(&prog, denied[i], 0, 0), SECCOMP_RET_ERRNO | EPERM,
 			     "syscall %d not denied", denied[i]);
 	for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
-		cr_expect_eq(run_call(&prog, allowed[i], 0, 0), SECCOMP_RET_ALLOW,
-			     "syscall %d not allowed", allowed[i]);
+		/* socket checks its family: ask for an allowed one */
+		cr_expect_eq(run_call(&prog, allowed[i], allowed[i] == SYS_socket ? AF_UNIX : 0, 0),
+			     SECCOMP_RET_ALLOW, "syscall %d not allowed", allowed[i]);
 	/* not in any list: the default action, ENOSYS */
 	cr_expect_eq(run_call(&prog, SYS_mbind, 0, 0), SECCOMP_RET_ERRNO | ENOSYS);
 	cr_expect_eq(run_call(&prog, 999, 0, 0), SECCOMP_RET_ERRNO | ENOSYS);
@@ -218,6 +220,26 @@ Test(seccomp, tiocsti_and_tioclinux_are_refused_whatever_the_high_bits)
 	cr_expect_eq(run_call(&prog, SYS_ioctl, 0, TIOCLINUX), SECCOMP_RET_ERRNO | EPERM);
 	cr_expect_eq(run_call(&prog, SYS_ioctl, 0, TCGETS), SECCOMP_RET_ALLOW);
 	cr_expect_eq(run_call(&prog, SYS_ioctl, 0, FIONREAD), SECCOMP_RET_ALLOW);
+	sc_filter_free(&prog);
+}
+
+/* AF_VSOCK is not network-namespaced: it reached the VM's host (CID 2)
+ * from a --net none jail until socket() families were checked. */
+Test(seccomp, socket_allows_only_namespaced_families)
+{
+	struct sock_fprog prog;
+
+	build_default(&prog, SC_ERRNO);
+	for (int fam = 0; fam < 46; fam++) {
+		bool ok = fam == AF_UNIX || fam == AF_INET || fam == AF_INET6 ||
+			  fam == AF_NETLINK;
+		cr_expect_eq(run_call(&prog, SYS_socket, (uint64_t)fam, 1),
+			     ok ? SECCOMP_RET_ALLOW : SECCOMP_RET_ERRNO | EAFNOSUPPORT,
+			     "family %d", fam);
+	}
+	/* the family is an int: high bits must not smuggle AF_VSOCK past */
+	cr_expect_eq(run_call(&prog, SYS_socket, (1ULL << 32) | AF_VSOCK, 1),
+		     SECCOMP_RET_ERRNO | EAFNOSUPPORT);
 	sc_filter_free(&prog);
 }
 
