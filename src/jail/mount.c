@@ -57,6 +57,18 @@ static int mount_fail(struct sbx_err *err, int e, const struct mount_entry *m,
 	if (e == ELOOP)
 		step = "the destination passes through a symlink (refused: it "
 		       "could point outside the jail)";
+	/* sources are opened with the jail's credentials, not sbx's */
+	if (m->src && e == EACCES)
+		return err_set(err, ERR_SETUP, e,
+			       "mount %s (%s from %s): %s: %s (the jail reaches it as its own "
+			       "host uid, 65534 when sbx runs as root: make it readable by "
+			       "others, or run sbx as the files' owner)",
+			       m->dst, type_name(m->type), m->src, step, strerror(e));
+	if (m->src && e == ENOENT && m->type == MNT_BIND)
+		return err_set(err, ERR_SETUP, e,
+			       "mount %s (%s from %s): %s: %s (fix the path, or mark the "
+			       "mount optional: true to skip it when absent)",
+			       m->dst, type_name(m->type), m->src, step, strerror(e));
 	if (m->src)
 		return err_set(err, ERR_SETUP, e, "mount %s (%s from %s): %s: %s",
 			       m->dst, type_name(m->type), m->src, step, strerror(e));

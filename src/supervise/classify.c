@@ -187,9 +187,10 @@ static bool classify_setup(struct sup *s)
 	if (s->setup_failed) {
 		r->status = ST_SETUP_ERROR;
 		r->retryable = e == EAGAIN || e == ENOMEM || e == EBUSY;
+		/* the jail's text already names the errno; add it only without one */
 		say(r, "jail setup failed: %s%s%s; run `sbx doctor` to see what this host allows",
 		    s->setup_text[0] ? s->setup_text : "(no detail from the jail)",
-		    e ? ": " : "", e ? strerror(e) : "");
+		    e && !s->setup_text[0] ? ": " : "", e && !s->setup_text[0] ? strerror(e) : "");
 	} else if (s->setup_timed_out) {
 		r->status = ST_SETUP_ERROR;
 		r->retryable = true;
