@@ -91,13 +91,16 @@ probes:
 	$(MAKE) -C tests/probes OUT=$(abspath $(BUILD))/probes
 
 test-unit: $(UNIT_BIN)
-	$(UNIT_BIN) --jobs=2
+	$(UNIT_BIN) --jobs=2 --tap=$(BUILD)/unit.tap; rc=$$?; \
+		grep '# SKIP' $(BUILD)/unit.tap | sed 's/^ok - /skipped: /'; exit $$rc
 
 # Every record the suite sees is checked against the schema afterwards.
 test-integration: $(SBX) $(INTEG_BIN) probes
 	rm -f $(BUILD)/records.jsonl
 	SBX=$(abspath $(SBX)) SBX_PROBES=$(abspath $(BUILD))/probes SBX_SRC=$(CURDIR) \
-		SBX_RECORDS=$(abspath $(BUILD))/records.jsonl $(INTEG_BIN) --jobs=2
+		SBX_RECORDS=$(abspath $(BUILD))/records.jsonl $(INTEG_BIN) --jobs=2 \
+		--tap=$(BUILD)/integration.tap; rc=$$?; \
+		grep '# SKIP' $(BUILD)/integration.tap | sed 's/^ok - /skipped: /'; exit $$rc
 	/usr/bin/python3 tests/validate_records.py contrib/result.schema.json $(BUILD)/records.jsonl
 
 check: $(SBX) test-unit test-integration
