@@ -95,7 +95,7 @@ Test(jail, inherited_fds_do_not_reach_the_target)
 	REQUIRE_USERNS();
 	cr_assert_eq(pipe(p), 0);
 	char *cmd = xasprintf("exec 3</etc/hostname 9</etc/passwd; exec %s run -q -- "
-			      "/bin/sh -c 'ls /proc/self/fd; cat <&3 2>/dev/null && echo LEAK'", sbx_path());
+			      "/bin/sh -c 'ls /proc/self/fd; cat 2>/dev/null <&3 && echo LEAK'", sbx_path());
 	pid_t pid = fork();
 	if (pid == 0) {
 		dup2(p[1], 1);

@@ -122,7 +122,8 @@ Test(status, busy_loop_is_cpu_limit)
 
 /* SIGXCPU ignored (inherited from sbx's own caller): still cpu-limit (items 7, 9). */
 Test(status, inherited_ignored_sigxcpu_still_cpu_limit)
-{	char *cmd = xasprintf("trap '' XCPU; exec %s run -q --cpu 1s --time 20s -- "
+{
+	char *cmd = xasprintf("trap '' XCPU; exec %s run -q --cpu 1s --time 20s -- "
 			      "/bin/sh -c 'while :; do :; done'", sbx_path());
 
 	REQUIRE_USERNS();
