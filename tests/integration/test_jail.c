@@ -59,16 +59,13 @@ Test(jail, capabilities_are_all_zero_and_no_new_privs)
 	sbx_result_free(&r);
 }
 
-/* An inherited `trap '' INT QUIT XCPU` does not reach the target (item 9). */
-Test(jail, inherited_ignored_signals_are_reset)
+/* Run CMD with /bin/sh (to set up what sbx inherits); its stdout into BUF. */
+static int sh_capture(const char *cmd, char *buf, size_t size)
 {
 	int p[2], status;
-	char buf[8192] = "";
+	ssize_t n, got = 0;
 
-	REQUIRE_USERNS();
 	cr_assert_eq(pipe(p), 0);
-	char *cmd = xasprintf("trap '' INT QUIT XCPU PIPE; exec %s run -q -- "
-			      "/bin/grep -E '^Sig(Ign|Blk)' /proc/self/status", sbx_path());
 	pid_t pid = fork();
 	if (pid == 0) {
 		dup2(p[1], 1);
@@ -76,11 +73,23 @@ Test(jail, inherited_ignored_signals_are_reset)
 		_exit(127);
 	}
 	close(p[1]);
-	ssize_t n, got = 0;
-	while ((n = read(p[0], buf + got, sizeof(buf) - 1 - got)) > 0)
+	while ((n = read(p[0], buf + got, size - 1 - (size_t)got)) > 0)
 		got += n;
+	buf[got] = '\0';
+	close(p[0]);
 	waitpid(pid, &status, 0);
-	cr_assert_eq(WEXITSTATUS(status), 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* An inherited `trap '' INT QUIT XCPU` does not reach the target (item 9). */
+Test(jail, inherited_ignored_signals_are_reset)
+{
+	char buf[8192];
+
+	REQUIRE_USERNS();
+	char *cmd = xasprintf("trap '' INT QUIT XCPU PIPE; exec %s run -q -- "
+			      "/bin/grep -E '^Sig(Ign|Blk)' /proc/self/status", sbx_path());
+	cr_assert_eq(sh_capture(cmd, buf, sizeof(buf)), 0);
 	assert_has_line(buf, "SigIgn:\t0000000000000000");
 	assert_has_line(buf, "SigBlk:\t0000000000000000");
 	free(cmd);
@@ -89,24 +98,13 @@ Test(jail, inherited_ignored_signals_are_reset)
 /* Only 0, 1, 2 (+ ls's own) even when sbx inherits fds 3 and 9 (item 53). */
 Test(jail, inherited_fds_do_not_reach_the_target)
 {
-	int p[2], status;
-	char buf[4096] = "";
+	char buf[4096];
 
 	REQUIRE_USERNS();
-	cr_assert_eq(pipe(p), 0);
 	char *cmd = xasprintf("exec 3</etc/hostname 9</etc/passwd; exec %s run -q -- "
-			      "/bin/sh -c 'ls /proc/self/fd; cat 2>/dev/null <&3 && echo LEAK'", sbx_path());
-	pid_t pid = fork();
-	if (pid == 0) {
-		dup2(p[1], 1);
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-		_exit(127);
-	}
-	close(p[1]);
-	ssize_t n, got = 0;
-	while ((n = read(p[0], buf + got, sizeof(buf) - 1 - got)) > 0)
-		got += n;
-	waitpid(pid, &status, 0);
+			      "/bin/sh -c 'ls /proc/self/fd; cat 2>/dev/null <&3 && echo LEAK'",
+			      sbx_path());
+	sh_capture(cmd, buf, sizeof(buf));
 	/* ls lists 0 1 2 and the fd of its own /proc/self/fd directory */
 	cr_assert(strncmp(buf, "0\n1\n2\n3\n", 8) == 0 && strstr(buf, "9\n") == NULL,
 		  "fds: %s", buf);
