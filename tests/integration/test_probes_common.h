@@ -91,6 +91,17 @@ static inline const char *verdict_of(const struct sbx_result *r)
 		  "verdict does not name %s%s%s: " PROBE_REPORT(r), a, (b) ? " or " : "", (b) ? (b) : ""); \
 } while (0)
 
+/* The probe said BLOCKED and the refusal came from the filter or missing caps. */
+static inline void expect_denied(const char *probe, const char *err1, const char *err2)
+{
+	struct sbx_result r;
+
+	run_probe(&r, NULL, NULL, probe, NULL);
+	expect_blocked(&r);
+	expect_errno(&r, err1, err2);
+	sbx_result_free(&r);
+}
+
 /* Whether any host process has MARKER in its command line. */
 static inline bool marker_alive(const char *marker)
 {

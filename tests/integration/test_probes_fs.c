@@ -127,56 +127,31 @@ Test(probes_fs, dev_holds_exactly_the_policy_devices)
 /* Attack: mount(2), the first step of most container breakouts. */
 Test(probes_fs, mounting_a_tmpfs_fails)
 {
-	struct sbx_result r;
-
-	run_probe(&r, NULL, NULL, "fs_mount_tmpfs", NULL);
-	expect_blocked(&r);
-	expect_errno(&r, "EPERM", NULL);
-	sbx_result_free(&r);
+	expect_denied("fs_mount_tmpfs", "EPERM", NULL);
 }
 
 /* Attack: a bind mount re-exposing or re-mounting rw a path the policy hides. */
 Test(probes_fs, bind_mount_fails)
 {
-	struct sbx_result r;
-
-	run_probe(&r, NULL, NULL, "fs_bind_mount", NULL);
-	expect_blocked(&r);
-	expect_errno(&r, "EPERM", NULL);
-	sbx_result_free(&r);
+	expect_denied("fs_bind_mount", "EPERM", NULL);
 }
 
 /* Attack: chroot, the building block of the classic chroot escape. */
 Test(probes_fs, chroot_fails)
 {
-	struct sbx_result r;
-
-	run_probe(&r, NULL, NULL, "fs_chroot", NULL);
-	expect_blocked(&r);
-	expect_errno(&r, "EPERM", NULL);
-	sbx_result_free(&r);
+	expect_denied("fs_chroot", "EPERM", NULL);
 }
 
 /* Attack: pivot_root to swap the jail's root for another. */
 Test(probes_fs, pivot_root_fails)
 {
-	struct sbx_result r;
-
-	run_probe(&r, NULL, NULL, "fs_pivot_root", NULL);
-	expect_blocked(&r);
-	expect_errno(&r, "EPERM", NULL);
-	sbx_result_free(&r);
+	expect_denied("fs_pivot_root", "EPERM", NULL);
 }
 
 /* Attack: open_by_handle_at, the "shocker" breakout that ignores the mount view. */
 Test(probes_fs, open_by_handle_at_fails)
 {
-	struct sbx_result r;
-
-	run_probe(&r, NULL, NULL, "fs_open_by_handle", NULL);
-	expect_blocked(&r);
-	expect_errno(&r, "EPERM", NULL);
-	sbx_result_free(&r);
+	expect_denied("fs_open_by_handle", "EPERM", NULL);
 }
 
 /*

@@ -17,17 +17,6 @@
 
 TestSuite(probes_priv, .init = probes_require_jail);
 
-/* The probe said BLOCKED and the refusal came from the filter or missing caps. */
-static void expect_denied(const char *probe, const char *err1, const char *err2)
-{
-	struct sbx_result r;
-
-	run_probe(&r, NULL, NULL, probe, NULL);
-	expect_blocked(&r);
-	expect_errno(&r, err1, err2);
-	sbx_result_free(&r);
-}
-
 /* A syscall the seccomp filter denies: EPERM (deny list) or ENOSYS (default action). */
 #define DENIED_TEST(name, probe) \
 	Test(probes_priv, name) { expect_denied(probe, "EPERM", "ENOSYS"); }

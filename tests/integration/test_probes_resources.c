@@ -65,12 +65,7 @@ Test(probes_resources, memory_bomb_is_never_ok)
 /* Attack: filling /tmp (host RAM or disk) past its 20 MiB size. */
 Test(probes_resources, tmp_filler_gets_enospc)
 {
-	struct sbx_result r;
-
-	run_probe(&r, NULL, NULL, "res_tmp_fill", NULL);
-	expect_blocked(&r);
-	expect_errno(&r, "ENOSPC", NULL);
-	sbx_result_free(&r);
+	expect_denied("res_tmp_fill", "ENOSPC", NULL);
 }
 
 /* Attack: reserving 10 GiB of host disk through the workspace. */
