@@ -97,6 +97,8 @@ static int stdin_fd(const struct sbx_opts *o)
 {
 	int p[2];
 
+	if (o && o->stdin_from_fd > 0)
+		return fcntl(o->stdin_from_fd, F_DUPFD_CLOEXEC, 3); /* same open file */
 	if (!o || !o->stdin_data)
 		return open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (pipe2(p, O_CLOEXEC) != 0)

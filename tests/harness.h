@@ -18,6 +18,7 @@
 struct sbx_opts {
 	const char *stdin_data;  /* NULL: /dev/null */
 	size_t stdin_len;
+	int stdin_from_fd;       /* > 0: sbx's fd 0 is a dup of this fd instead */
 	const char *const *env;  /* extra "NAME=VALUE" for sbx's environment */
 	double deadline_s;       /* default 20 */
 	bool record_on_stdout;   /* --json: the record is sbx's whole stdout */

@@ -1,40 +1,75 @@
 /*
- * stdin.c - the program's stdin: /dev/null, a file, or a relay of sbx's.
+ * stdin.c - the program's stdin: /dev/null, or a relay of a file or of sbx's.
  *
- * The relay reads sbx's fd 0 only when the pipe has room (a bounded 64 KiB
- * buffer), so memory stays constant, and never blocks the event loop on a
- * program that does not read: the pipe's write end is non-blocking.
+ * Only a pipe sbx made crosses into the jail (stdin.h says why).  The relay
+ * reads its source only when the pipe has room (a bounded 64 KiB buffer),
+ * so memory stays constant, and never blocks the event loop on a program
+ * that does not read: the pipe's write end is non-blocking.
  */
 #include "supervise/stdin.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int open_file(const char *path, const char *what, struct sbx_err *err)
+static const char *kind_name(mode_t m)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	return S_ISDIR(m) ? "a directory" : S_ISBLK(m) ? "a block device"
+	     : S_ISLNK(m) ? "a symbolic link" : "neither a file, a FIFO, a socket nor a device";
+}
+
+/*
+ * May FD (opened from WHAT) be relayed as the program's stdin?  Only byte
+ * streams are: a directory fd would let the jail walk the host fs through
+ * /proc/self/fd/0/.. and an O_PATH fd reads nothing.
+ */
+static int check_source(int fd, const char *what, struct sbx_err *err)
+{
+	struct stat st;
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || fstat(fd, &st) != 0)
+		return err_set(err, ERR_USAGE, errno, "--stdin %s: %s", what, strerror(errno));
+	/* O_PATH: a handle, not an open file; it names a path, reads nothing */
+	if (fl & O_PATH)
+		return err_set(err, ERR_USAGE, 0, "--stdin %s is an O_PATH descriptor, which "
+			       "cannot be read; give a file or a pipe", what);
+	/* only byte streams: never a directory or a block device */
+	if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode) &&
+	    !S_ISCHR(st.st_mode))
+		return err_set(err, ERR_USAGE, 0, "--stdin %s is %s; give a regular file, "
+			       "a FIFO, a socket or a character device", what,
+			       kind_name(st.st_mode));
+	if ((fl & O_ACCMODE) == O_WRONLY)
+		return err_set(err, ERR_USAGE, 0, "--stdin %s is open for writing only; "
+			       "open it for reading (e.g. '< FILE')", what);
+	return 0;
+}
+
+/* --stdin FILE: a fresh read-only open; O_NONBLOCK so a FIFO does not block sbx. */
+static int open_path(const char *path, struct sbx_err *err)
+{
+	int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	char what[300];
 
 	if (fd < 0)
-		return err_set(err, ERR_USAGE, errno, "%s: cannot open '%s': %s; "
-			       "give a readable file", what, path, strerror(errno));
+		return err_set(err, ERR_USAGE, errno, "--stdin: cannot open '%s': %s; "
+			       "give a readable file", path, strerror(errno));
+	snprintf(what, sizeof(what), "'%s'", path);
+	if (check_source(fd, what, err) != 0) {
+		close(fd);
+		return -1;
+	}
 	return fd;
 }
 
-/* sbx's stdin can be handed over as is when it is a regular file. */
-static bool stdin_is_file(void)
-{
-	struct stat st;
-
-	return fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/* epoll refuses regular files and some devices (/dev/null): relay those directly. */
-static bool stdin_pollable(void)
+/* epoll refuses regular files and some devices (/dev/null). */
+static bool pollable(int fd)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
 	int ep = epoll_create1(EPOLL_CLOEXEC);
@@ -42,62 +77,77 @@ static bool stdin_pollable(void)
 
 	if (ep < 0)
 		return false;
-	ok = epoll_ctl(ep, EPOLL_CTL_ADD, STDIN_FILENO, &ev) == 0;
+	ok = epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) == 0;
 	close(ep);
 	return ok;
 }
 
-static int open_relay(int *jail_fd, struct stdin_relay *r, struct sbx_err *err)
+static int open_relay(int src, bool owned, int *jail_fd, struct stdin_relay *r,
+		      struct sbx_err *err)
 {
 	int p[2];
 
 	if (pipe2(p, O_CLOEXEC) != 0)
-		return err_set(err, ERR_SETUP, errno, "pipe2 for --stdin -: %s", strerror(errno));
+		return err_set(err, ERR_SETUP, errno, "pipe2 for --stdin: %s", strerror(errno));
 	r->buf = malloc(STDIN_BUF_SIZE);
 	if (!r->buf || fcntl(p[1], F_SETFL, O_NONBLOCK) != 0) {
 		close(p[0]);
 		close(p[1]);
 		return err_set(err, ERR_SETUP, errno ? errno : ENOMEM,
-			       "preparing the --stdin - relay: %s", strerror(errno ? errno : ENOMEM));
+			       "preparing the --stdin relay: %s", strerror(errno ? errno : ENOMEM));
 	}
-	r->src = STDIN_FILENO;
+	r->src = src;
+	r->src_owned = owned;
+	r->src_ready = !pollable(src);
+	/* a source epoll cannot wait on is read blocking, never spun on */
+	if (owned && r->src_ready)
+		fcntl(src, F_SETFL, fcntl(src, F_GETFL) & ~O_NONBLOCK);
 	r->dst = p[1];
 	*jail_fd = p[0];
 	return 0;
 }
 
+static int open_null(int *jail_fd, struct sbx_err *err)
+{
+	/* fd 0 open at EOF, never closed (requirements item 51) */
+	*jail_fd = open("/dev/null", O_RDONLY | O_NOCTTY | O_CLOEXEC);
+	if (*jail_fd < 0)
+		return err_set(err, ERR_SETUP, errno, "stdin: cannot open /dev/null: %s",
+			       strerror(errno));
+	return 0;
+}
+
 int stdin_open(const char *spec, int *jail_fd, struct stdin_relay *r, struct sbx_err *err)
 {
+	int src;
+
 	memset(r, 0, sizeof(*r));
 	r->src = r->dst = -1;
-	if (!spec) {
-		/* fd 0 open at EOF, never closed (requirements item 51) */
-		*jail_fd = open_file("/dev/null", "stdin", err);
-		return *jail_fd < 0 ? -1 : 0;
+	if (!spec || (strcmp(spec, "-") == 0 && fcntl(STDIN_FILENO, F_GETFD) < 0))
+		return open_null(jail_fd, err);
+	if (strcmp(spec, "-") == 0) {
+		/* relayed, never handed over: sbx's fd 0 may be writable,
+		 * share an offset with the caller, or be a terminal */
+		if (check_source(STDIN_FILENO, "- (sbx's fd 0)", err) != 0)
+			return -1;
+		return open_relay(STDIN_FILENO, false, jail_fd, r, err);
 	}
-	if (strcmp(spec, "-") != 0) {
-		*jail_fd = open_file(spec, "--stdin", err);
-		return *jail_fd < 0 ? -1 : 0;
+	src = open_path(spec, err);
+	if (src < 0)
+		return -1;
+	if (open_relay(src, true, jail_fd, r, err) != 0) {
+		close(src);
+		return -1;
 	}
-	if (fcntl(STDIN_FILENO, F_GETFD) < 0) {
-		*jail_fd = open_file("/dev/null", "stdin", err);
-		return *jail_fd < 0 ? -1 : 0;
-	}
-	if (stdin_is_file() || !stdin_pollable()) {
-		*jail_fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3);
-		if (*jail_fd < 0)
-			return err_set(err, ERR_SETUP, errno, "--stdin -: dup of fd 0: %s",
-				       strerror(errno));
-		return 0;
-	}
-	return open_relay(jail_fd, r, err);
+	return 0;
 }
 
 int stdin_want(const struct stdin_relay *r, unsigned *events)
 {
 	if (r->dst < 0)
 		return -1;
-	if (r->len > r->off) {
+	/* pending bytes, or a source that is always readable: wait for room */
+	if (r->len > r->off || r->src_ready) {
 		*events = EPOLLOUT;
 		return r->dst;
 	}
@@ -109,8 +159,11 @@ static void finish(struct stdin_relay *r)
 {
 	if (r->dst >= 0)
 		close(r->dst); /* the program sees EOF */
+	if (r->src_owned && r->src >= 0)
+		close(r->src);
 	r->dst = -1;
 	r->src = -1;
+	r->src_owned = false;
 	r->off = r->len = 0;
 }
 
