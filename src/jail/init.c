@@ -71,6 +71,27 @@ static int cmp_int(const void *a, const void *b)
 	return *(const int *)a - *(const int *)b;
 }
 
+/*
+ * sbx's own 0, 1, 2 (a terminal, a directory, the caller's files) must not
+ * stay open in the jail's pid 1: the program could reach them through
+ * /proc/1/fd.  They become /dev/null, except the spec's fds and, with -v,
+ * fd 2, where the init logs.
+ */
+static void neutral_stdio(const struct jail_plan *plan)
+{
+	const struct jail_spec *s = plan->spec;
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	for (int fd = 0; null >= 0 && fd <= 2; fd++) {
+		if (fd == s->stdin_fd || fd == s->stdout_fd || fd == s->stderr_fd ||
+		    fd == plan->ctl_fd || fd == plan->sync_fd || (fd == 2 && s->verbose))
+			continue;
+		dup2(null, fd);
+	}
+	if (null > 2)
+		close(null);
+}
+
 /* The init keeps only what it needs: the supervisor's other fds go. */
 static void close_inherited(const struct jail_plan *plan)
 {
@@ -84,6 +105,7 @@ static void close_inherited(const struct jail_plan *plan)
 		if (keep[i] >= 0 && (n == 0 || keep[n - 1] != keep[i]))
 			keep[n++] = keep[i];
 	close_all_except(keep, n);
+	neutral_stdio(plan);
 }
 
 static int become_jail_user(const struct jail_plan *plan, struct sbx_err *err)

@@ -10,6 +10,7 @@
  */
 #include "common.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -386,4 +387,89 @@ Test(iface_stdin, unreadable_file_is_a_config_error)
 	rm_tree(dir);
 	free(dir);
 	free(f);
+}
+
+static int parent_of(int pid)
+{
+	char path[64];
+	int ppid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (!(f = fopen(path, "re")))
+		return -1;
+	if (fscanf(f, "%*d %*s %*c %d", &ppid) != 1)
+		ppid = -1;
+	fclose(f);
+	return ppid;
+}
+
+/* Whether a grandchild of ANCESTOR (the jail's init, a child of sbx) has an
+ * fd among 0-2 that resolves to DIR: 1 yes, 0 no, -1 not found / unreadable. */
+static int init_holds(pid_t ancestor, const char *dir)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int found = -1;
+
+	while (d && found < 0 && (e = readdir(d))) {
+		int pid = atoi(e->d_name), ppid = pid > 0 ? parent_of(pid) : -1;
+
+		if (ppid <= 0 || parent_of(ppid) != ancestor)
+			continue;
+		for (int fd = 0; fd <= 2 && found != 1; fd++) {
+			char path[64], link[4096];
+			ssize_t n;
+
+			snprintf(path, sizeof(path), "/proc/%d/fd/%d", pid, fd);
+			n = readlink(path, link, sizeof(link) - 1);
+			if (n < 0)
+				continue;
+			link[n] = '\0';
+			found = strcmp(link, dir) == 0;
+		}
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/*
+ * fd 0-2 of sbx (here a directory; also the caller's terminal or files)
+ * stayed open in the jail's pid 1, a process in the program's own user
+ * namespace: once the init holds no capabilities, /proc/1/fd/0 is the
+ * directory escape again.  The init points them at /dev/null.
+ */
+Test(iface_stdin, jail_init_holds_none_of_sbxs_own_stdio)
+{
+	struct sbx_result r;
+	char *dir = make_secret_dir();
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), p[2], held = -1;
+	pid_t test = getpid(), watcher;
+
+	REQUIRE_USERNS();
+	cr_assert(fd >= 0 && pipe2(p, O_CLOEXEC) == 0);
+	watcher = fork();
+	cr_assert(watcher >= 0);
+	if (watcher == 0) {
+		for (int i = 0; i < 60 && held < 0; i++) {
+			usleep(50 * 1000);
+			held = init_holds(test, dir);
+		}
+		_exit(write(p[1], &held, sizeof(held)) == sizeof(held) ? 0 : 1);
+	}
+	close(p[1]);
+	sbx_run(&r, &(struct sbx_opts){ .stdin_from_fd = fd },
+		SBX_ARGV("run", "--", "/bin/sleep", "2"));
+	cr_assert_eq(read(p[0], &held, sizeof(held)), (ssize_t)sizeof(held));
+	waitpid(watcher, NULL, 0);
+	ASSERT_STATUS(&r, "ok");
+	if (held < 0)
+		cr_skip_test("SKIP: cannot read the jail init's fds from here");
+	cr_assert_eq(held, 0, "the jail's init holds sbx's fd 0 (the directory %s)", dir);
+	sbx_result_free(&r);
+	close(p[0]);
+	close(fd);
+	rm_tree(dir);
+	free(dir);
 }
