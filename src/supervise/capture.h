@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "result.h"
+#include "utf8.h"
 
 struct capbuf {
 	unsigned char *data;
@@ -30,12 +31,5 @@ void capbuf_free(struct capbuf *b);
  * character) instead of becoming U+FFFD.  -1 with errno ENOMEM.
  */
 int utf8_sanitize(const unsigned char *in, size_t len, bool cut, struct captured *out);
-
-/*
- * Length of the well-formed sequence starting at S (1-4), or 0 when S[0]
- * starts no well-formed sequence.  *VALID_PREFIX gets the length of the
- * maximal subpart (bytes that could still begin a valid sequence, >= 1).
- */
-size_t utf8_seq_len(const unsigned char *s, size_t avail, size_t *valid_prefix);
 
 #endif
