@@ -419,51 +419,10 @@ int art_copy_out(const struct artifacts *a, int ws_dirfd, int out_dirfd,
 
 /* ---- the record ---------------------------------------------------------------- */
 
-/* Length of the valid UTF-8 sequence at S (1-4), or 0 when invalid. */
-static size_t utf8_seq(const unsigned char *s)
-{
-	unsigned c = s[0];
-	size_t n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3
-		 : (c & 0xF8) == 0xF0 ? 4 : 0;
-	unsigned cp = n == 1 ? c : n == 2 ? (c & 0x1F) : n == 3 ? (c & 0x0F) : (c & 0x07);
-
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3F);
-	}
-	/* overlong forms, surrogates and values past U+10FFFF are invalid */
-	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-	    (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
-		return 0;
-	return n;
-}
-
-/* File names are bytes; the record is UTF-8: invalid bytes -> U+FFFD. */
+/* File names are bytes: result.c repairs them to UTF-8 (and says so). */
 static cJSON *path_string(const char *path)
 {
-	size_t len = strlen(path);
-	char *out = malloc(len * 3 + 1), *o = out;
-	cJSON *s;
-
-	if (!out)
-		return NULL;
-	for (const unsigned char *p = (const unsigned char *)path; *p;) {
-		size_t n = utf8_seq(p);
-		if (n == 0) {
-			memcpy(o, "\xEF\xBF\xBD", 3);
-			o += 3;
-			p++;
-		} else {
-			memcpy(o, p, n);
-			o += n;
-			p += n;
-		}
-	}
-	*o = '\0';
-	s = cJSON_CreateString(out);
-	free(out);
-	return s;
+	return cJSON_CreateString(path);
 }
 
 static const char *kind_name(mode_t m)

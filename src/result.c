@@ -5,10 +5,13 @@
  * may hold NUL bytes, which cJSON strings cannot, so it is escaped here and
  * inserted as a raw node.  If building the record fails (out of memory), a
  * fixed minimal record with the right status is written instead
- * (requirements item 92).  contrib/result.schema.json describes the output.
+ * (requirements item 92).  Every other string (argv, -e, file names, the
+ * policy name) is bytes from the caller: repaired to valid UTF-8 at the end,
+ * and "strings_lossy" says when that replaced anything.  contrib/result.schema.json describes the output.
  */
 #include "result.h"
 #include "artifacts.h"
+#include "utf8.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -334,17 +337,57 @@ static bool add_measurements(cJSON *o, const struct result *r)
 	       cJSON_AddBoolToObject(o, "output_truncated", r->output_truncated);
 }
 
+/* *S as valid UTF-8: replaced (and the old text freed) only when it is not. */
+static bool repair_text(char **s, bool *lossy)
+{
+	size_t len = strlen(*s), n;
+	char *fixed;
+
+	if (utf8_is_valid((const unsigned char *)*s, len))
+		return true;
+	fixed = utf8_repair((const unsigned char *)*s, len, false, &n, lossy);
+	if (!fixed)
+		return false;
+	free(*s); /* cJSON's default hooks: malloc/free */
+	*s = fixed;
+	return true;
+}
+
+/*
+ * cJSON copies strings byte for byte, so invalid UTF-8 from the caller
+ * (argv, -e values, file names) would make the record invalid JSON: repair
+ * every key and string value in the tree.  Raw nodes (captured output) are
+ * already valid (supervise/capture.c).
+ */
+static bool repair_strings(cJSON *node, bool *lossy)
+{
+	for (; node; node = node->next) {
+		if (node->string && !(node->type & cJSON_StringIsConst) &&
+		    !repair_text(&node->string, lossy))
+			return false;
+		if (cJSON_IsString(node) && node->valuestring &&
+		    !repair_text(&node->valuestring, lossy))
+			return false;
+		if (node->child && !repair_strings(node->child, lossy))
+			return false;
+	}
+	return true;
+}
+
 char *result_to_json(const struct result *r)
 {
 	cJSON *o = cJSON_CreateObject();
 	char *text = NULL;
+	bool lossy = false;
 
 	if (o && add_outcome(o, r) && add_measurements(o, r) &&
 	    add(o, "limits", limits_json(r)) && add(o, "isolation", isolation_json(r)) &&
 	    cJSON_AddBoolToObject(o, "retryable", r->status == ST_SETUP_ERROR && r->retryable) &&
 	    (!r->capture || (add_captured(o, "stdout", "stdout_lossy", &r->out) &&
 			     add_captured(o, "stderr", "stderr_lossy", &r->err))) &&
-	    artifacts_add_to_record(o, r)) /* files, stage, compile: artifacts.c */
+	    artifacts_add_to_record(o, r) && /* files, stage, compile: artifacts.c */
+	    repair_strings(o->child, &lossy) &&
+	    cJSON_AddBoolToObject(o, "strings_lossy", lossy))
 		text = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
 	return text;
@@ -364,7 +407,7 @@ static int fallback_json(const struct result *r, char *buf, size_t size)
 			"\"command\":null,\"policy\":null,\"wall_ms\":null,\"cpu_user_ms\":null,"
 			"\"cpu_sys_ms\":null,\"max_rss_kib\":null,\"stdout_bytes\":null,"
 			"\"stderr_bytes\":null,\"output_truncated\":%s,\"limits\":null,"
-			"\"isolation\":null,\"retryable\":false}",
+			"\"isolation\":null,\"retryable\":false,\"strings_lossy\":false}",
 			SBX_VERSION, SCHEMA_VERSION, run_status_name(r->status), code,
 			r->output_truncated ? "true" : "false");
 }
