@@ -7,6 +7,7 @@
 #   make demo       deps + build + run examples/hello.py in the default jail
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make fuzz       libFuzzer targets for the policy and command-line parsers
+#                   and the result record writer
 #   make bench      start-up, throughput and memory against bare and bwrap
 #                   (make bench-deps installs hyperfine, bubblewrap, strace, time)
 
