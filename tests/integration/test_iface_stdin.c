@@ -296,6 +296,29 @@ Test(iface_stdin, named_fifo_given_by_path_is_relayed_byte_exact)
 	free(fifo);
 }
 
+/*
+ * A FIFO nobody writes: sbx blocked in open() before the wall timer existed,
+ * with SIGTERM already blocked, so it hung until SIGKILL.  Now it is opened
+ * non-blocking and the run ends at the wall limit.
+ */
+Test(iface_stdin, named_fifo_without_a_writer_ends_at_the_wall_limit)
+{
+	struct sbx_result r;
+	char *dir = make_temp_dir();
+	char *fifo = xasprintf("%s/fifo", dir);
+
+	REQUIRE_USERNS();
+	cr_assert_eq(mkfifo(fifo, 0644), 0);
+	sbx_run(&r, &(struct sbx_opts){ .deadline_s = 8 },
+		SBX_ARGV("run", "--time", "1s", "--stdin", fifo, "--", "/bin/cat"));
+	cr_assert(!r.timed_out, "sbx hung on a FIFO without a writer");
+	ASSERT_STATUS(&r, "timeout");
+	sbx_result_free(&r);
+	rm_tree(dir);
+	free(dir);
+	free(fifo);
+}
+
 /* A socket as fd 0 (inetd style): relayed through a pipe, byte-exact. */
 Test(iface_stdin, socket_fd0_is_relayed_byte_exact)
 {
