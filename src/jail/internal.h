@@ -48,8 +48,10 @@ struct target_report {
 	char text[400];
 };
 
-/* mount.c: build the root from the policy's mounts, pivot into it. */
-int mount_build_root(const struct jail_plan *plan, struct sbx_err *err);
+/* mount.c: build the root from the policy's mounts, pivot into it.
+ * *PROC_FD: the jail's own proc, opened from its new mount and verified
+ * (for the supervisor's meters), or -1 when the policy mounts none. */
+int mount_build_root(const struct jail_plan *plan, int *proc_fd, struct sbx_err *err);
 
 /* etc.c: write passwd, group, hosts, nsswitch.conf, ld.so.cache into
  * ETC_FD (a directory in the new root). */
