@@ -8,13 +8,9 @@
  * the root read-only and pivot_root into it.  Host paths not mounted are
  * then unreachable: the old root is detached.
  *
- * Every mount goes through the new mount API, onto the O_PATH fd of the
- * destination the walk checked (move_mount(..., MOVE_MOUNT_T_EMPTY_PATH)):
- * no path is resolved twice, so a writer of a read-write bound directory
- * cannot swap a component between the check and the mount.  Binds are
- * recursive clones (open_tree AT_RECURSIVE, as a user namespace must when
- * the source has submounts) and mount_setattr(AT_RECURSIVE) makes every
- * submount read-only, nosuid and nodev with it.
+ * Every mount is placed onto the fd the walk checked, never a path
+ * (mountpoint.c), and binds are recursive clones with every submount made
+ * read-only, nosuid and nodev with them.
  */
 #include "jail/internal.h"
 
@@ -52,8 +48,6 @@ struct root_build {
 	int deferred[MAX_DEFERRED];   /* mount fds made read-only at the end */
 	size_t ndeferred;
 };
-
-enum leaf_kind { LEAF_DIR, LEAF_FILE, LEAF_LINK };
 
 static const char *type_name(enum mount_type t)
 {
@@ -141,160 +135,6 @@ static int open_sources(struct root_build *b, struct sbx_err *err)
 	return 0;
 }
 
-/* Next path component of *P into BUF; 0 at the end, -1 for "..". */
-static int next_component(const char **p, char *buf, size_t len)
-{
-	const char *s = *p, *e;
-
-	while (*s == '/' || (s[0] == '.' && (s[1] == '/' || s[1] == '\0')))
-		s++;
-	if (*s == '\0')
-		return 0;
-	e = strchr(s, '/');
-	if (!e)
-		e = s + strlen(s);
-	if ((size_t)(e - s) >= len || (e - s == 2 && s[0] == '.' && s[1] == '.'))
-		return -1;
-	memcpy(buf, s, e - s);
-	buf[e - s] = '\0';
-	*p = e;
-	return 1;
-}
-
-/*
- * Open the parent directory of DST inside the new root, creating missing
- * directories.  Never follows a symlink: a destination that passes
- * through one (made by an earlier SYMLINK entry, or found in a bound
- * host directory) is refused, so no mount can land outside the root.
- */
-static int open_parent(int root_fd, const char *dst, char *leaf, size_t len)
-{
-	char comp[NAME_MAX + 1];
-	const char *p = dst;
-	int dir = dup(root_fd), rc;
-
-	leaf[0] = '\0';
-	while (dir >= 0 && (rc = next_component(&p, comp, sizeof(comp))) > 0) {
-		int next;
-
-		if (next_component(&(const char *){ p }, leaf, len) == 0) {
-			snprintf(leaf, len, "%s", comp);
-			return dir;
-		}
-		if (mkdirat(dir, comp, 0755) < 0 && errno != EEXIST)
-			break;
-		next = openat(dir, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (next < 0 && (errno == ENOTDIR || errno == ELOOP))
-			errno = ELOOP;
-		close(dir);
-		dir = next;
-	}
-	if (dir >= 0) {
-		close(dir);
-		errno = EINVAL; /* "/" itself, "..", or an over-long name */
-	}
-	return -1;
-}
-
-/* Create LEAF in DIR if missing; 0 or -1 (EEXIST is fine). */
-static int create_leaf(int dir, const char *leaf, enum leaf_kind kind)
-{
-	if (kind == LEAF_DIR && mkdirat(dir, leaf, 0755) < 0 && errno != EEXIST)
-		return -1;
-	if (kind == LEAF_FILE && mknodat(dir, leaf, S_IFREG | 0444, 0) < 0 &&
-	    errno != EEXIST)
-		return -1;
-	return 0;
-}
-
-/* An O_PATH fd of LEAF in DIR, which must be of KIND and not a symlink:
- * the fd is what gets mounted on, so what was checked is what is used. */
-static int open_leaf(int dir, const char *leaf, enum leaf_kind kind)
-{
-	int fd = openat(dir, leaf, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	struct stat st;
-
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) < 0) {
-		close(fd);
-		return -1;
-	}
-	if (S_ISLNK(st.st_mode) || (kind == LEAF_DIR) != !!S_ISDIR(st.st_mode)) {
-		close(fd);
-		errno = S_ISLNK(st.st_mode) ? ELOOP : kind == LEAF_DIR ? ENOTDIR : EISDIR;
-		return -1;
-	}
-	return fd;
-}
-
-/* Create DST in the new root; returns an O_PATH fd of it (LEAF_LINK: 0). */
-static int make_dst(const struct root_build *b, const char *dst,
-		    enum leaf_kind kind, const char *link_target)
-{
-	char leaf[NAME_MAX + 1];
-	int dir = open_parent(b->root_fd, dst, leaf, sizeof(leaf));
-	int fd, e;
-
-	if (dir < 0)
-		return -1;
-	if (kind == LEAF_LINK)
-		fd = symlinkat(link_target, dir, leaf);
-	else
-		fd = create_leaf(dir, leaf, kind) < 0 ? -1 : open_leaf(dir, leaf, kind);
-	e = errno;
-	close(dir);
-	errno = e;
-	return fd;
-}
-
-/* Put the detached mount TREE on the already opened destination DST_FD. */
-static int attach(int tree, int dst_fd)
-{
-	return move_mount(tree, "", dst_fd, "",
-			  MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
-}
-
-/* Close both fds, keeping errno; returns RC. */
-static int close2(int a, int b, int rc)
-{
-	int e = errno;
-
-	if (a >= 0)
-		close(a);
-	if (b >= 0)
-		close(b);
-	errno = e;
-	return rc;
-}
-
-/*
- * A recursive clone of the opened source, with every mount in it made
- * nosuid+nodev (setuid files and device nodes from the host must not
- * work inside) and read-only unless M is rw.  Recursive because a user
- * namespace may not bind a directory without the mounts locked below it
- * (the kernel refuses with EINVAL: they could hide what is underneath).
- */
-static int clone_source(const struct mount_entry *m, int src_fd, const char **step)
-{
-	struct mount_attr attr = {
-		.attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
-			    (m->rw ? 0 : MOUNT_ATTR_RDONLY) |
-			    (m->noexec ? MOUNT_ATTR_NOEXEC : 0),
-	};
-	int tree;
-
-	*step = "open_tree (recursive clone of the source)";
-	tree = open_tree(src_fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
-			 AT_RECURSIVE | AT_EMPTY_PATH);
-	if (tree < 0)
-		return -1;
-	*step = "mount_setattr (read-only/nosuid/nodev on every submount)";
-	if (mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr)) < 0)
-		return close2(tree, -1, -1);
-	return tree;
-}
-
 static int bind_entry(struct root_build *b, const struct mount_entry *m,
 		      const struct bind_src *s, struct sbx_err *err)
 {
@@ -303,20 +143,24 @@ static int bind_entry(struct root_build *b, const struct mount_entry *m,
 	int tree, dst;
 
 	if (s->link) {
-		if (make_dst(b, m->dst, LEAF_LINK, s->link) < 0)
+		if (mp_make(b->root_fd, m->dst, LEAF_LINK, s->link) < 0)
 			return mount_fail(err, errno, m, "symlink");
 		return 0;
 	}
 	if (fstat(s->fd, &st) < 0)
 		return mount_fail(err, errno, m, "fstat of the source");
-	dst = make_dst(b, m->dst, S_ISDIR(st.st_mode) ? LEAF_DIR : LEAF_FILE, NULL);
+	dst = mp_make(b->root_fd, m->dst, S_ISDIR(st.st_mode) ? LEAF_DIR : LEAF_FILE, NULL);
 	if (dst < 0)
 		return mount_fail(err, errno, m, "creating the mount point");
-	tree = clone_source(m, s->fd, &step);
-	if (tree < 0 || attach(tree, dst) < 0)
-		return mount_fail(err, close2(tree, dst, errno), m,
+	/* nosuid+nodev on every mount of the tree: setuid files and device
+	 * nodes from the host must not work inside */
+	tree = mp_clone(s->fd, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+			(m->rw ? 0 : MOUNT_ATTR_RDONLY) |
+			(m->noexec ? MOUNT_ATTR_NOEXEC : 0), &step);
+	if (tree < 0 || mp_attach(tree, dst) < 0)
+		return mount_fail(err, mp_close2(tree, dst, errno), m,
 				  tree < 0 ? step : "move_mount onto the mount point");
-	close2(tree, dst, 0);
+	mp_close2(tree, dst, 0);
 	jail_log(b->plan, "mount %s (bind%s from %s)", m->dst, m->rw ? " rw" : "", m->src);
 	return 0;
 }
@@ -331,38 +175,18 @@ static int defer_readonly(struct root_build *b, int mnt)
 	return 0;
 }
 
-/* A new filesystem of TYPE with string options OPTS ("k=v" pairs, NULL
- * terminated), as a detached mount with ATTRS; its mount fd, or -1. */
-static int new_fs(const char *type, const char *const *opts, unsigned attrs)
-{
-	int fs = fsopen(type, FSOPEN_CLOEXEC), mnt;
-
-	if (fs < 0)
-		return -1;
-	/* the name mountinfo shows as the source: no host detail */
-	if (fsconfig(fs, FSCONFIG_SET_STRING, "source", type, 0) < 0)
-		return close2(fs, -1, -1);
-	for (; opts && opts[0]; opts += 2)
-		if (fsconfig(fs, FSCONFIG_SET_STRING, opts[0], opts[1], 0) < 0)
-			return close2(fs, -1, -1);
-	if (fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
-		return close2(fs, -1, -1);
-	mnt = fsmount(fs, FSMOUNT_CLOEXEC, attrs);
-	return close2(fs, -1, mnt);
-}
-
 /* NEW_FS onto DST (a directory made in the new root); the mount fd. */
 static int mount_new_fs(struct root_build *b, const struct mount_entry *m,
 			const char *type, const char *const *opts, unsigned attrs,
 			struct sbx_err *err)
 {
-	int dst = make_dst(b, m->dst, LEAF_DIR, NULL), mnt;
+	int dst = mp_make(b->root_fd, m->dst, LEAF_DIR, NULL), mnt;
 
 	if (dst < 0)
 		return mount_fail(err, errno, m, "creating the mount point");
-	mnt = new_fs(type, opts, attrs);
-	if (mnt < 0 || attach(mnt, dst) < 0) {
-		mount_fail(err, close2(mnt, dst, errno), m,
+	mnt = mp_new_fs(type, opts, attrs);
+	if (mnt < 0 || mp_attach(mnt, dst) < 0) {
+		mount_fail(err, mp_close2(mnt, dst, errno), m,
 			   mnt < 0 ? "creating the filesystem (fsopen/fsmount)"
 				   : "move_mount onto the mount point");
 		return -1;
@@ -397,7 +221,7 @@ static int tmpfs_entry(struct root_build *b, const struct mount_entry *m,
 	if (m->rw)
 		close(mnt);
 	else if (defer_readonly(b, mnt) < 0)
-		return mount_fail(err, close2(mnt, -1, errno), m,
+		return mount_fail(err, mp_close2(mnt, -1, errno), m,
 				  "too many read-only tmpfs mounts");
 	jail_log(b->plan, "mount %s (tmpfs size=%s nr_inodes=%s)", m->dst, size, inodes);
 	return 0;
@@ -440,7 +264,7 @@ static int proc_entry(struct root_build *b, const struct mount_entry *m,
 	if (b->proc_fd < 0) {
 		b->proc_fd = open_own_proc(mnt);
 		if (b->proc_fd < 0)
-			return mount_fail(err, close2(mnt, -1, errno), m,
+			return mount_fail(err, mp_close2(mnt, -1, errno), m,
 					  "opening the new proc (it must be the jail's "
 					  "own, with /proc/self = 1)");
 	}
@@ -460,14 +284,14 @@ static int dev_node(int dev, const char *name)
 	if (fd < 0)
 		return -1;
 	close(fd);
-	fd = open_leaf(dev, name, LEAF_FILE);
+	fd = mp_open_leaf(dev, name, LEAF_FILE);
 	if (fd < 0)
 		return -1;
 	/* mknod is not allowed in a user namespace: bind the host's node. */
 	tree = open_tree(AT_FDCWD, host, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
-	if (tree < 0 || attach(tree, fd) < 0)
-		return close2(tree, fd, -1);
-	return close2(tree, fd, 0);
+	if (tree < 0 || mp_attach(tree, fd) < 0)
+		return mp_close2(tree, fd, -1);
+	return mp_close2(tree, fd, 0);
 }
 
 static int dev_links(int dev)
@@ -511,14 +335,14 @@ static int dev_entry(struct root_build *b, const struct mount_entry *m,
 		return -1;
 	for (size_t i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++)
 		if (dev_node(dev, nodes[i]) < 0)
-			return mount_fail(err, close2(dev, -1, errno), m, nodes[i]);
+			return mount_fail(err, mp_close2(dev, -1, errno), m, nodes[i]);
 	if (dev_links(dev) < 0)
-		return mount_fail(err, close2(dev, -1, errno), m, "symlinks");
+		return mount_fail(err, mp_close2(dev, -1, errno), m, "symlinks");
 	/* /dev/shm exists only when the policy mounts a tmpfs there. */
 	if (wants_shm(b->plan->policy, m->dst) && mkdirat(dev, "shm", 01777) < 0)
-		return mount_fail(err, close2(dev, -1, errno), m, "mkdir shm");
+		return mount_fail(err, mp_close2(dev, -1, errno), m, "mkdir shm");
 	if (defer_readonly(b, dev) < 0)
-		return mount_fail(err, close2(dev, -1, errno), m, "too many read-only mounts");
+		return mount_fail(err, mp_close2(dev, -1, errno), m, "too many read-only mounts");
 	jail_log(b->plan, "mount %s (dev)", m->dst);
 	return 0;
 }
@@ -526,7 +350,7 @@ static int dev_entry(struct root_build *b, const struct mount_entry *m,
 static int symlink_entry(struct root_build *b, const struct mount_entry *m,
 			 struct sbx_err *err)
 {
-	if (make_dst(b, m->dst, LEAF_LINK, m->src) < 0)
+	if (mp_make(b->root_fd, m->dst, LEAF_LINK, m->src) < 0)
 		return mount_fail(err, errno, m, "symlink");
 	return 0;
 }
@@ -570,7 +394,7 @@ static int mount_workspace(struct root_build *b, struct sbx_err *err)
 
 	if (b->ws.fd >= 0)
 		return bind_entry(b, &m, &b->ws, err);
-	fd = make_dst(b, m.dst, LEAF_DIR, NULL);
+	fd = mp_make(b->root_fd, m.dst, LEAF_DIR, NULL);
 	if (fd < 0)
 		return mount_fail(err, errno, &m, "mkdir");
 	close(fd);
@@ -603,7 +427,7 @@ static int synthesize_etc(struct root_build *b, struct sbx_err *err)
 
 	if (etc_is_mounted(b->plan->policy))
 		return 0;
-	fd = make_dst(b, "/etc", LEAF_DIR, NULL);
+	fd = mp_make(b->root_fd, "/etc", LEAF_DIR, NULL);
 	if (fd < 0)
 		return mount_fail(err, errno, &m, "mkdir /etc");
 	rc = etc_synthesize(b->plan, fd, err);
@@ -616,7 +440,7 @@ static int synthesize_etc(struct root_build *b, struct sbx_err *err)
 static void make_cwd(struct root_build *b)
 {
 	const char *cwd = b->plan->policy->cwd;
-	int fd = cwd ? make_dst(b, cwd, LEAF_DIR, NULL) : -1;
+	int fd = cwd ? mp_make(b->root_fd, cwd, LEAF_DIR, NULL) : -1;
 
 	if (fd >= 0)
 		close(fd);
@@ -669,7 +493,7 @@ static int new_root(struct root_build *b, struct sbx_err *err)
 			       strerror(errno));
 	if (open_sources(b, err) < 0)
 		return -1;
-	b->root_fd = new_fs("tmpfs", opts, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+	b->root_fd = mp_new_fs("tmpfs", opts, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
 	if (b->root_fd < 0 || move_mount(b->root_fd, "", AT_FDCWD, JAIL_BUILD_DIR,
 					 MOVE_MOUNT_F_EMPTY_PATH) < 0)
 		return err_set(err, ERR_SETUP, errno, "mount the root tmpfs on %s: %s",
