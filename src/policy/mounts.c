@@ -181,10 +181,25 @@ static int check_entry(const struct policy *p, const struct mount_entry *m,
 
 #define MAX_RESERVED 32
 
+/* The workspace is a bind like the others: not on the root either. */
+static int check_workspace(const struct policy *p, struct sbx_err *err)
+{
+	char where[512];
+
+	if (!p->workspace || strcmp(p->workspace, "/") != 0)
+		return 0;
+	origin_text(&p->at[F_WORKSPACE], where, sizeof(where));
+	return err_set(err, ERR_CONFIG, 0, "%s: workspace \"/\" refused: the root is "
+		       "always a fresh tmpfs (choose a directory such as /mnt/data)", where);
+}
+
 int policy_check_mounts(const struct policy *p, struct sbx_err *err)
 {
 	struct reserved r[MAX_RESERVED];
 	size_t nr = reserved_list(p, r, MAX_RESERVED);
+
+	if (check_workspace(p, err) < 0)
+		return -1;
 
 	for (size_t i = 0; i < p->nmounts; i++)
 		if (check_entry(p, &p->mounts[i], r, nr, err) < 0)

@@ -115,6 +115,13 @@ Test(iface_mounts, a_parent_of_the_workspace_is_refused_as_a_destination)
 	expect_refused("-b", "/usr://mnt/.");
 }
 
+/* The workspace bind on "/" was a setup error (EINVAL) after the jail was
+ * half built; it is a config error now, like any mount on the root. */
+Test(iface_mounts, the_root_is_refused_as_the_workspace)
+{
+	expect_refused("--set", "workspace=/");
+}
+
 /* What the supervisor reads below the jail's /proc must be the kernel's. */
 Test(iface_mounts, a_mount_below_proc_is_refused)
 {
