@@ -146,6 +146,24 @@ Test(iface_mounts, unnormalizable_destinations_are_refused)
 	expect_refused("--tmpfs", "/x\xc0\xaf");
 }
 
+/* A host symlink bound into the jail (merged-usr /bin -> usr/bin) is a
+ * symlink there: a mount through it could land anywhere, so it is refused
+ * and the message says why. */
+Test(iface_mounts, a_mount_through_a_bound_symlink_is_refused)
+{
+	struct stat st;
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	if (lstat("/bin", &st) != 0 || !S_ISLNK(st.st_mode))
+		cr_skip_test("SKIP: /bin is not a symlink on this host (not merged-usr)");
+	sbx_run(&r, NULL, SBX_ARGV("run", "-b", "/etc:/bin/x", "--", "/usr/bin/true"));
+	ASSERT_STATUS(&r, "setup-error");
+	cr_assert_eq(r.exit_status, 125);
+	cr_assert(strstr(rec_str(&r, "message"), "symlink"), "%s", rec_str(&r, "message"));
+	sbx_result_free(&r);
+}
+
 /* Harmless spellings still work, at the normalized place. */
 Test(iface_mounts, a_spelled_out_destination_is_normalized)
 {
