@@ -162,6 +162,20 @@ static int check_text_value(const struct opt_def *d, const char *v,
 	}
 }
 
+/* The policy's own rule for the value (--output 10 is refused like
+ * output_bytes: 10 in a file), so the two cannot disagree. */
+static int check_limit_value(const char *opt, const char *text, enum limit_id id,
+			     uint64_t value, struct sbx_err *err)
+{
+	char buf[96];
+	const char *why = policy_limit_problem(id, value, buf, sizeof(buf));
+
+	if (why)
+		return err_set(err, ERR_USAGE, 0, "%s: '%s': %s %s", opt, text,
+			       limit_names[id], why);
+	return 0;
+}
+
 /* "unlimited" lifts a limit (non-sealed policies); else the unit forms. */
 static int parse_limit(const struct opt_def *d, const char *v, uint64_t *out,
 		       struct sbx_err *err)
@@ -187,7 +201,7 @@ static int parse_limit(const struct opt_def *d, const char *v, uint64_t *out,
 			       "%s: '%s' is too large (%s is at most %llu)",
 			       d->name, v, limit_names[d->limit],
 			       (unsigned long long)limit_max[d->limit]);
-	return 0;
+	return check_limit_value(d->name, v, (enum limit_id)d->limit, *out, err);
 }
 
 /* ---- step 1: scanning -------------------------------------------------- */
@@ -502,7 +516,11 @@ static int apply_bind(struct policy *p, const struct cli_override *ov,
 	free(src);
 	if (!abs_src)
 		return -1;
+	/* "/proc/" is /proc: one spelling, checked by the policy's rules */
+	policy_path_clean(abs_src);
 	dst = strdup(colon ? colon + 1 : abs_src);
+	if (dst)
+		policy_path_clean(dst);
 	m = dst ? new_mount(p, at, err) : NULL;
 	if (!m) {
 		free(abs_src);
@@ -535,6 +553,8 @@ static int apply_tmpfs(struct policy *p, const struct cli_override *ov,
 		return -1;
 	dst = strndup(ov->value, colon ? (size_t)(colon - ov->value)
 				       : strlen(ov->value));
+	if (dst)
+		policy_path_clean(dst);
 	m = dst ? new_mount(p, at, err) : NULL;
 	if (!m) {
 		free(dst);
@@ -601,6 +621,8 @@ static int apply_set(struct policy *p, const uint64_t *base,
 		return err_set(err, ERR_USAGE, 0,
 			       "%s: %s is too large (at most %llu)", ov->option,
 			       ov->value, (unsigned long long)limit_max[id]);
+	if (check_limit_value(ov->option, ov->value, (enum limit_id)id, value, err) < 0)
+		return -1;
 	return apply_limit(p, base, ov, (enum limit_id)id, value, at, err);
 }
 
@@ -805,46 +827,6 @@ static int choose_base(const struct cli_options *o, const char **base,
 	return 0;
 }
 
-/* "py.policy:12:3" or "--bind", for messages about a mount entry. */
-static void origin_text(const struct origin *at, char *buf, size_t size)
-{
-	if (at->option)
-		snprintf(buf, size, "%s", at->option);
-	else if (at->file)
-		snprintf(buf, size, "%s:%d:%d", at->file, at->line, at->col);
-	else
-		snprintf(buf, size, "built-in default");
-}
-
-/*
- * Mounts over paths sbx owns are refused (requirements item 78): one on the
- * workspace would hide it, a host /proc or /dev bound over the jail's own
- * would show host processes or devices.
- */
-static int check_reserved_mounts(const struct policy *p, struct sbx_err *err)
-{
-	const char *ws = p->workspace ? p->workspace : "/mnt/data";
-	char where[512];
-
-	for (size_t i = 0; i < p->nmounts; i++) {
-		const struct mount_entry *m = &p->mounts[i];
-		const char *why = NULL;
-
-		if (strcmp(m->dst, ws) == 0)
-			why = "it would hide the workspace (choose the workspace directory with --workdir)";
-		else if (strcmp(m->dst, "/proc") == 0 && m->type != MNT_PROC)
-			why = "only a PROC mount may go there (a host /proc shows host processes)";
-		else if (strcmp(m->dst, "/dev") == 0 && m->type != MNT_DEV)
-			why = "only a DEV mount may go there (a host /dev exposes host devices)";
-		if (why) {
-			origin_text(&m->at, where, sizeof(where));
-			return err_set(err, ERR_CONFIG, 0, "%s: mount at %s refused: %s",
-				       where, m->dst, why);
-		}
-	}
-	return 0;
-}
-
 int cli_build_policy(const struct cli_options *o, struct policy *out,
 		     struct sbx_err *err)
 {
@@ -867,7 +849,7 @@ int cli_build_policy(const struct cli_options *o, struct policy *out,
 		if (borrow_lang(out, lang, err) < 0)
 			goto fail;
 	}
-	if (cli_apply_overrides(o, out, err) < 0 || check_reserved_mounts(out, err) < 0)
+	if (cli_apply_overrides(o, out, err) < 0 || policy_check_mounts(out, err) < 0)
 		goto fail;
 	return 0;
 fail:

@@ -16,7 +16,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
-#include <linux/magic.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -26,7 +25,6 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
-#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -140,11 +138,13 @@ static void tie_to_supervisor(const struct jail_plan *plan)
 		_exit(1);
 }
 
-static void build_jail(const struct jail_plan *plan)
+/* Returns the jail's proc for the supervisor (-1: none). */
+static int build_jail(const struct jail_plan *plan)
 {
 	const struct policy *p = plan->policy;
 	const char *host = p->hostname ? p->hostname : "sbx";
 	struct sbx_err err = { 0 };
+	int proc_fd;
 
 	if (become_jail_user(plan, &err) < 0)
 		setup_failed(plan, &err);
@@ -156,7 +156,9 @@ static void build_jail(const struct jail_plan *plan)
 			strerror(errno));
 		setup_failed(plan, &err);
 	}
-	if (mount_build_root(plan, &err) < 0)
+	/* the proc fd comes from the mount just made, never from a path a
+	 * bind could cover (a host /proc would meter every host process) */
+	if (mount_build_root(plan, &proc_fd, &err) < 0)
 		setup_failed(plan, &err);
 	if (sethostname(host, strlen(host)) < 0) {
 		err_set(&err, ERR_SETUP, errno, "sethostname(%s): %s", host,
@@ -166,6 +168,7 @@ static void build_jail(const struct jail_plan *plan)
 	if (p->network == NET_LOOPBACK && net_loopback_up(&err) < 0)
 		setup_failed(plan, &err);
 	jail_log(plan, "jail ready");
+	return proc_fd;
 }
 
 /* Block until CTL_GO; CTL_TERM or a vanished supervisor ends us. */
@@ -345,27 +348,8 @@ __attribute__((noreturn)) static void start_target(const struct jail_plan *plan)
 	supervise_target(plan, pid, sfd);
 }
 
-/* The jail's own /proc (the policy's PROC mount), for the supervisor's CPU
- * meter: it lists exactly the jail's processes.  -1 when there is none. */
-static int open_jail_proc(const struct policy *p)
-{
-	struct statfs sfs;
-
-	for (size_t i = 0; i < p->nmounts; i++) {
-		if (p->mounts[i].type != MNT_PROC)
-			continue;
-		int fd = open(p->mounts[i].dst,
-			      O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd >= 0 && fstatfs(fd, &sfs) == 0 && sfs.f_type == PROC_SUPER_MAGIC)
-			return fd;
-		if (fd >= 0)
-			close(fd);
-	}
-	return -1;
-}
-
 /* CTL_READY, with the jail's /proc attached (SCM_RIGHTS) when there is one. */
-static void send_ready(const struct jail_plan *plan)
+static void send_ready(const struct jail_plan *plan, int fd)
 {
 	struct ctl_msg m = { .type = CTL_READY };
 	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
@@ -374,7 +358,6 @@ static void send_ready(const struct jail_plan *plan)
 		char buf[CMSG_SPACE(sizeof(int))];
 	} u;
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	int fd = open_jail_proc(plan->policy);
 
 	if (fd >= 0) {
 		memset(&u, 0, sizeof(u));
@@ -402,8 +385,7 @@ void init_main(struct jail_plan *plan)
 		_exit(1);
 	close(plan->sync_fd);
 	plan->sync_fd = -1;
-	build_jail(plan);
-	send_ready(plan);
+	send_ready(plan, build_jail(plan));
 	wait_for_go(plan);
 	start_target(plan);
 }

@@ -48,8 +48,30 @@ struct target_report {
 	char text[400];
 };
 
-/* mount.c: build the root from the policy's mounts, pivot into it. */
-int mount_build_root(const struct jail_plan *plan, struct sbx_err *err);
+/* mount.c: build the root from the policy's mounts, pivot into it.
+ * *PROC_FD: the jail's own proc, opened from its new mount and verified
+ * (for the supervisor's meters), or -1 when the policy mounts none. */
+int mount_build_root(const struct jail_plan *plan, int *proc_fd, struct sbx_err *err);
+
+/* mountpoint.c: destinations in the new root and fd-based mounts.  Each
+ * returns -1 with errno set.
+ * mp_make: create DST below ROOT_FD (missing parents too) without following
+ *   any symlink; an O_PATH fd of it, of KIND (LEAF_LINK: a symlink to
+ *   LINK_TARGET, returns 0).
+ * mp_open_leaf: an O_PATH fd of LEAF in DIR, of KIND and not a symlink.
+ * mp_attach: move the detached mount TREE onto DST_FD.
+ * mp_clone: a recursive detached clone of SRC_FD with ATTRS (MOUNT_ATTR_*)
+ *   set on every mount in it; *STEP names the failing step.
+ * mp_new_fs: a detached new filesystem of TYPE, OPTS "key", "value" pairs
+ *   NULL-terminated, mount ATTRS; its mount fd.
+ * mp_close2: close A and B (-1: skipped) keeping errno; returns RC. */
+enum leaf_kind { LEAF_DIR, LEAF_FILE, LEAF_LINK };
+int mp_make(int root_fd, const char *dst, enum leaf_kind kind, const char *link_target);
+int mp_open_leaf(int dir, const char *leaf, enum leaf_kind kind);
+int mp_attach(int tree, int dst_fd);
+int mp_clone(int src_fd, unsigned attrs, const char **step);
+int mp_new_fs(const char *type, const char *const *opts, unsigned attrs);
+int mp_close2(int a, int b, int rc);
 
 /* etc.c: write passwd, group, hosts, nsswitch.conf, ld.so.cache into
  * ETC_FD (a directory in the new root). */

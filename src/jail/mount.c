@@ -7,24 +7,30 @@
  * it by a walk that never follows a symlink, mount, synthesize /etc, make
  * the root read-only and pivot_root into it.  Host paths not mounted are
  * then unreachable: the old root is detached.
+ *
+ * Every mount is placed onto the fd the walk checked, never a path
+ * (mountpoint.c), and binds are recursive clones with every submount made
+ * read-only, nosuid and nodev with them.
  */
 #include "jail/internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "policy/policy.h"
 
 #define MAX_DEFERRED 16
+#define NEEDS_KERNEL "the new mount API: sbx needs Linux 5.12 or later"
 
 /* A bind source opened before the new root hides the host. */
 struct bind_src {
@@ -35,14 +41,13 @@ struct bind_src {
 
 struct root_build {
 	const struct jail_plan *plan;
-	int root_fd;                  /* O_PATH fd of the new root */
+	int root_fd;                  /* mount fd of the new root */
+	int proc_fd;                  /* the first PROC mount, opened O_RDONLY */
 	struct bind_src *srcs;        /* one per policy mount */
 	struct bind_src ws;           /* the workspace */
-	const char *deferred[MAX_DEFERRED]; /* made read-only at the end */
+	int deferred[MAX_DEFERRED];   /* mount fds made read-only at the end */
 	size_t ndeferred;
 };
-
-enum leaf_kind { LEAF_DIR, LEAF_FILE, LEAF_LINK };
 
 static const char *type_name(enum mount_type t)
 {
@@ -54,6 +59,8 @@ static const char *type_name(enum mount_type t)
 static int mount_fail(struct sbx_err *err, int e, const struct mount_entry *m,
 		      const char *step)
 {
+	if (e == ENOSYS)
+		step = NEEDS_KERNEL;
 	if (e == ELOOP)
 		step = "the destination passes through a symlink (refused: it "
 		       "could point outside the jail)";
@@ -113,6 +120,8 @@ static int open_sources(struct root_build *b, struct sbx_err *err)
 	if (!b->srcs)
 		return err_set(err, ERR_SETUP, ENOMEM, "mount: out of memory");
 	for (size_t i = 0; i < p->nmounts; i++)
+		b->srcs[i].fd = -1;
+	for (size_t i = 0; i < p->nmounts; i++)
 		if (p->mounts[i].type == MNT_BIND &&
 		    open_source(&p->mounts[i], &b->srcs[i], err) < 0)
 			return -1;
@@ -126,161 +135,64 @@ static int open_sources(struct root_build *b, struct sbx_err *err)
 	return 0;
 }
 
-/* Next path component of *P into BUF; 0 at the end, -1 for "..". */
-static int next_component(const char **p, char *buf, size_t len)
-{
-	const char *s = *p, *e;
-
-	while (*s == '/' || (s[0] == '.' && (s[1] == '/' || s[1] == '\0')))
-		s++;
-	if (*s == '\0')
-		return 0;
-	e = strchr(s, '/');
-	if (!e)
-		e = s + strlen(s);
-	if ((size_t)(e - s) >= len || (e - s == 2 && s[0] == '.' && s[1] == '.'))
-		return -1;
-	memcpy(buf, s, e - s);
-	buf[e - s] = '\0';
-	*p = e;
-	return 1;
-}
-
-/*
- * Open the parent directory of DST inside the new root, creating missing
- * directories.  Never follows a symlink: a destination that passes
- * through one (made by an earlier SYMLINK entry, or found in a bound
- * host directory) is refused, so no mount can land outside the root.
- */
-static int open_parent(int root_fd, const char *dst, char *leaf, size_t len)
-{
-	char comp[NAME_MAX + 1];
-	const char *p = dst;
-	int dir = dup(root_fd), rc;
-
-	leaf[0] = '\0';
-	while (dir >= 0 && (rc = next_component(&p, comp, sizeof(comp))) > 0) {
-		int next;
-
-		if (next_component(&(const char *){ p }, leaf, len) == 0) {
-			snprintf(leaf, len, "%s", comp);
-			return dir;
-		}
-		if (mkdirat(dir, comp, 0755) < 0 && errno != EEXIST)
-			break;
-		next = openat(dir, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (next < 0 && (errno == ENOTDIR || errno == ELOOP))
-			errno = ELOOP;
-		close(dir);
-		dir = next;
-	}
-	if (dir >= 0) {
-		close(dir);
-		errno = EINVAL; /* "/" itself, "..", or an over-long name */
-	}
-	return -1;
-}
-
-static int make_leaf(int dir, const char *leaf, enum leaf_kind kind,
-		     const char *link_target)
-{
-	struct stat st;
-
-	if (kind == LEAF_LINK)
-		return symlinkat(link_target, dir, leaf);
-	if (kind == LEAF_DIR && mkdirat(dir, leaf, 0755) < 0 && errno != EEXIST)
-		return -1;
-	if (kind == LEAF_FILE && mknodat(dir, leaf, S_IFREG | 0444, 0) < 0 &&
-	    errno != EEXIST)
-		return -1;
-	if (fstatat(dir, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return -1;
-	if (S_ISLNK(st.st_mode) || (kind == LEAF_DIR) != !!S_ISDIR(st.st_mode)) {
-		errno = S_ISLNK(st.st_mode) ? ELOOP : kind == LEAF_DIR ? ENOTDIR : EISDIR;
-		return -1;
-	}
-	return 0;
-}
-
-/* Create DST in the new root and write its host-side path into PATH. */
-static int make_dst(const struct root_build *b, const char *dst,
-		    enum leaf_kind kind, const char *link_target,
-		    char *path, size_t len)
-{
-	char leaf[NAME_MAX + 1];
-	int dir = open_parent(b->root_fd, dst, leaf, sizeof(leaf));
-	int rc, e;
-
-	if (dir < 0)
-		return -1;
-	rc = make_leaf(dir, leaf, kind, link_target);
-	e = errno;
-	close(dir);
-	errno = e;
-	if ((size_t)snprintf(path, len, "%s%s", JAIL_BUILD_DIR, dst) >= len) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	return rc;
-}
-
-/* Flags the kernel locked on a mount from the parent namespace must be
- * repeated on remount, or it fails with EPERM. */
-static unsigned long locked_flags(const char *path)
-{
-	struct statvfs sv;
-	unsigned long f = 0;
-
-	if (statvfs(path, &sv) < 0)
-		return 0;
-	f |= sv.f_flag & (ST_RDONLY | ST_NOSUID | ST_NODEV | ST_NOEXEC |
-			  ST_NOATIME | ST_NODIRATIME);
-	if (sv.f_flag & ST_RELATIME)
-		f |= MS_RELATIME;
-	else if (!(sv.f_flag & ST_NOATIME))
-		f |= MS_STRICTATIME;
-	return f;
-}
-
 static int bind_entry(struct root_build *b, const struct mount_entry *m,
 		      const struct bind_src *s, struct sbx_err *err)
 {
-	char path[PATH_MAX], from[64];
-	unsigned long flags;
+	const char *step = "mount";
 	struct stat st;
+	int tree, dst;
 
 	if (s->link) {
-		if (make_dst(b, m->dst, LEAF_LINK, s->link, path, sizeof(path)) < 0)
+		if (mp_make(b->root_fd, m->dst, LEAF_LINK, s->link) < 0)
 			return mount_fail(err, errno, m, "symlink");
 		return 0;
 	}
 	if (fstat(s->fd, &st) < 0)
 		return mount_fail(err, errno, m, "fstat of the source");
-	if (make_dst(b, m->dst, S_ISDIR(st.st_mode) ? LEAF_DIR : LEAF_FILE, NULL,
-		     path, sizeof(path)) < 0)
+	dst = mp_make(b->root_fd, m->dst, S_ISDIR(st.st_mode) ? LEAF_DIR : LEAF_FILE, NULL);
+	if (dst < 0)
 		return mount_fail(err, errno, m, "creating the mount point");
-	snprintf(from, sizeof(from), "/proc/self/fd/%d", s->fd);
-	if (mount(from, path, NULL, MS_BIND, NULL) < 0)
-		return mount_fail(err, errno, m, "mount");
-	/* nosuid+nodev on every bind: setuid files and device nodes from the
-	 * host must not work inside (belt to no_new_privs' braces). */
-	flags = MS_BIND | MS_REMOUNT | MS_NOSUID | MS_NODEV | locked_flags(path);
-	flags |= (m->rw ? 0 : MS_RDONLY) | (m->noexec ? MS_NOEXEC : 0);
-	if (mount(NULL, path, NULL, flags, NULL) < 0)
-		return mount_fail(err, errno, m, "remount read-only/nosuid/nodev");
-	close(s->fd);
+	/* nosuid+nodev on every mount of the tree: setuid files and device
+	 * nodes from the host must not work inside */
+	tree = mp_clone(s->fd, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+			(m->rw ? 0 : MOUNT_ATTR_RDONLY) |
+			(m->noexec ? MOUNT_ATTR_NOEXEC : 0), &step);
+	if (tree < 0 || mp_attach(tree, dst) < 0)
+		return mount_fail(err, mp_close2(tree, dst, errno), m,
+				  tree < 0 ? step : "move_mount onto the mount point");
+	mp_close2(tree, dst, 0);
 	jail_log(b->plan, "mount %s (bind%s from %s)", m->dst, m->rw ? " rw" : "", m->src);
 	return 0;
 }
 
-static int defer_readonly(struct root_build *b, const char *dst)
+static int defer_readonly(struct root_build *b, int mnt)
 {
 	if (b->ndeferred == MAX_DEFERRED) {
 		errno = E2BIG;
 		return -1;
 	}
-	b->deferred[b->ndeferred++] = dst;
+	b->deferred[b->ndeferred++] = mnt;
 	return 0;
+}
+
+/* NEW_FS onto DST (a directory made in the new root); the mount fd. */
+static int mount_new_fs(struct root_build *b, const struct mount_entry *m,
+			const char *type, const char *const *opts, unsigned attrs,
+			struct sbx_err *err)
+{
+	int dst = mp_make(b->root_fd, m->dst, LEAF_DIR, NULL), mnt;
+
+	if (dst < 0)
+		return mount_fail(err, errno, m, "creating the mount point");
+	mnt = mp_new_fs(type, opts, attrs);
+	if (mnt < 0 || mp_attach(mnt, dst) < 0) {
+		mount_fail(err, mp_close2(mnt, dst, errno), m,
+			   mnt < 0 ? "creating the filesystem (fsopen/fsmount)"
+				   : "move_mount onto the mount point");
+		return -1;
+	}
+	close(dst);
+	return mnt;
 }
 
 /*
@@ -293,70 +205,121 @@ static int defer_readonly(struct root_build *b, const char *dst)
 static int tmpfs_entry(struct root_build *b, const struct mount_entry *m,
 		       struct sbx_err *err)
 {
-	unsigned long flags = MS_NOSUID | MS_NODEV | (m->noexec ? MS_NOEXEC : 0);
+	unsigned attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+			 (m->noexec ? MOUNT_ATTR_NOEXEC : 0);
 	unsigned long long mb = m->size_mb ? m->size_mb : 20;
-	char path[PATH_MAX], opts[96];
+	char size[32], inodes[32];
+	const char *opts[] = { "size", size, "nr_inodes", inodes,
+			       "mode", m->rw ? "1777" : "0755", NULL };
+	int mnt;
 
-	if (make_dst(b, m->dst, LEAF_DIR, NULL, path, sizeof(path)) < 0)
-		return mount_fail(err, errno, m, "creating the mount point");
-	snprintf(opts, sizeof(opts), "size=%llum,nr_inodes=%llu,mode=%s", mb,
-		 mb * TMPFS_INODES_PER_MB, m->rw ? "1777" : "0755");
-	if (mount("tmpfs", path, "tmpfs", flags, opts) < 0)
-		return mount_fail(err, errno, m, "mount tmpfs");
-	if (!m->rw && defer_readonly(b, m->dst) < 0)
-		return mount_fail(err, errno, m, "too many read-only tmpfs mounts");
-	jail_log(b->plan, "mount %s (tmpfs %s)", m->dst, opts);
+	snprintf(size, sizeof(size), "%llum", mb);
+	snprintf(inodes, sizeof(inodes), "%llu", mb * TMPFS_INODES_PER_MB);
+	mnt = mount_new_fs(b, m, "tmpfs", opts, attrs, err);
+	if (mnt < 0)
+		return -1;
+	if (m->rw)
+		close(mnt);
+	else if (defer_readonly(b, mnt) < 0)
+		return mount_fail(err, mp_close2(mnt, -1, errno), m,
+				  "too many read-only tmpfs mounts");
+	jail_log(b->plan, "mount %s (tmpfs size=%s nr_inodes=%s)", m->dst, size, inodes);
 	return 0;
+}
+
+/*
+ * The proc the supervisor meters through must be the jail's, not one a
+ * bind put on the same path: opened from the new mount itself, then
+ * checked to be a procfs whose "self" is the init, pid 1 of the jail.
+ */
+static int open_own_proc(int mnt)
+{
+	char self[16];
+	struct statfs sfs;
+	int fd = openat(mnt, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = readlinkat(fd, "self", self, sizeof(self) - 1);
+	if (fstatfs(fd, &sfs) < 0 || sfs.f_type != PROC_SUPER_MAGIC || n != 1 ||
+	    self[0] != '1') {
+		close(fd);
+		errno = EXDEV;
+		return -1;
+	}
+	return fd;
 }
 
 /* A fresh proc for the jail's pid namespace: only the jail's processes. */
 static int proc_entry(struct root_build *b, const struct mount_entry *m,
 		      struct sbx_err *err)
 {
-	unsigned long flags = MS_NOSUID | MS_NODEV | MS_NOEXEC | (m->rw ? 0 : MS_RDONLY);
-	char path[PATH_MAX];
+	unsigned attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC |
+			 (m->rw ? 0 : MOUNT_ATTR_RDONLY);
+	int mnt = mount_new_fs(b, m, "proc", NULL, attrs, err);
 
-	if (make_dst(b, m->dst, LEAF_DIR, NULL, path, sizeof(path)) < 0)
-		return mount_fail(err, errno, m, "creating the mount point");
-	if (mount("proc", path, "proc", flags, NULL) < 0)
-		return mount_fail(err, errno, m, "mount proc");
+	if (mnt < 0)
+		return -1;
+	if (b->proc_fd < 0) {
+		b->proc_fd = open_own_proc(mnt);
+		if (b->proc_fd < 0)
+			return mount_fail(err, mp_close2(mnt, -1, errno), m,
+					  "opening the new proc (it must be the jail's "
+					  "own, with /proc/self = 1)");
+	}
+	close(mnt);
 	jail_log(b->plan, "mount %s (proc)", m->dst);
 	return 0;
 }
 
-static int dev_node(const char *dir, const char *name)
+/* /dev/NAME of the host, bound on an empty file NAME in DEV (a mount fd). */
+static int dev_node(int dev, const char *name)
 {
-	char host[64], path[PATH_MAX];
-	int fd;
+	char host[64];
+	int fd, tree;
 
 	snprintf(host, sizeof(host), "/dev/%s", name);
-	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0666);
+	fd = openat(dev, name, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0666);
 	if (fd < 0)
 		return -1;
 	close(fd);
+	fd = mp_open_leaf(dev, name, LEAF_FILE);
+	if (fd < 0)
+		return -1;
 	/* mknod is not allowed in a user namespace: bind the host's node. */
-	return mount(host, path, NULL, MS_BIND, NULL);
+	tree = open_tree(AT_FDCWD, host, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	if (tree < 0 || mp_attach(tree, fd) < 0)
+		return mp_close2(tree, fd, -1);
+	return mp_close2(tree, fd, 0);
 }
 
-static int dev_links(const char *dir)
+static int dev_links(int dev)
 {
 	static const char *const links[][2] = {
 		{ "fd", "/proc/self/fd" }, { "stdin", "/proc/self/fd/0" },
 		{ "stdout", "/proc/self/fd/1" }, { "stderr", "/proc/self/fd/2" },
 	};
-	char path[PATH_MAX];
 
-	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
-		if (snprintf(path, sizeof(path), "%s/%s", dir, links[i][0]) >=
-			    (int)sizeof(path) ||
-		    symlink(links[i][1], path) < 0)
+	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++)
+		if (symlinkat(links[i][1], dev, links[i][0]) < 0)
 			return -1;
-	}
 	return 0;
+}
+
+/* The policy mounts a tmpfs on DST/shm. */
+static bool wants_shm(const struct policy *p, const char *dst)
+{
+	size_t n = strlen(dst);
+
+	for (size_t i = 0; i < p->nmounts; i++) {
+		const struct mount_entry *o = &p->mounts[i];
+
+		if (o->type == MNT_TMPFS && strncmp(o->dst, dst, n) == 0 &&
+		    strcmp(o->dst + n, "/shm") == 0)
+			return true;
+	}
+	return false;
 }
 
 /* /dev with only null, zero, full, random, urandom (no pts, no shm). */
@@ -364,30 +327,22 @@ static int dev_entry(struct root_build *b, const struct mount_entry *m,
 		     struct sbx_err *err)
 {
 	static const char *const nodes[] = { "null", "zero", "full", "random", "urandom" };
-	char path[PATH_MAX], shm[PATH_MAX];
+	static const char *const opts[] = { "size", "64k", "mode", "0755", NULL };
+	int dev = mount_new_fs(b, m, "tmpfs", opts,
+			       MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, err);
 
-	if (make_dst(b, m->dst, LEAF_DIR, NULL, path, sizeof(path)) < 0)
-		return mount_fail(err, errno, m, "creating the mount point");
-	if (mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NOEXEC, "size=64k,mode=0755") < 0)
-		return mount_fail(err, errno, m, "mount tmpfs");
+	if (dev < 0)
+		return -1;
 	for (size_t i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++)
-		if (dev_node(path, nodes[i]) < 0)
-			return mount_fail(err, errno, m, nodes[i]);
-	if (dev_links(path) < 0)
-		return mount_fail(err, errno, m, "symlinks");
+		if (dev_node(dev, nodes[i]) < 0)
+			return mount_fail(err, mp_close2(dev, -1, errno), m, nodes[i]);
+	if (dev_links(dev) < 0)
+		return mount_fail(err, mp_close2(dev, -1, errno), m, "symlinks");
 	/* /dev/shm exists only when the policy mounts a tmpfs there. */
-	if (snprintf(shm, sizeof(shm), "%s/shm", path) >= (int)sizeof(shm))
-		return mount_fail(err, ENAMETOOLONG, m, "path");
-	for (size_t i = 0; i < b->plan->policy->nmounts; i++) {
-		const struct mount_entry *o = &b->plan->policy->mounts[i];
-
-		if (o->type == MNT_TMPFS && strncmp(o->dst, m->dst, strlen(m->dst)) == 0 &&
-		    strcmp(o->dst + strlen(m->dst), "/shm") == 0 &&
-		    mkdir(shm, 01777) < 0)
-			return mount_fail(err, errno, m, "mkdir shm");
-	}
-	if (defer_readonly(b, m->dst) < 0)
-		return mount_fail(err, errno, m, "too many read-only mounts");
+	if (wants_shm(b->plan->policy, m->dst) && mkdirat(dev, "shm", 01777) < 0)
+		return mount_fail(err, mp_close2(dev, -1, errno), m, "mkdir shm");
+	if (defer_readonly(b, dev) < 0)
+		return mount_fail(err, mp_close2(dev, -1, errno), m, "too many read-only mounts");
 	jail_log(b->plan, "mount %s (dev)", m->dst);
 	return 0;
 }
@@ -395,9 +350,7 @@ static int dev_entry(struct root_build *b, const struct mount_entry *m,
 static int symlink_entry(struct root_build *b, const struct mount_entry *m,
 			 struct sbx_err *err)
 {
-	char path[PATH_MAX];
-
-	if (make_dst(b, m->dst, LEAF_LINK, m->src, path, sizeof(path)) < 0)
+	if (mp_make(b->root_fd, m->dst, LEAF_LINK, m->src) < 0)
 		return mount_fail(err, errno, m, "symlink");
 	return 0;
 }
@@ -437,12 +390,14 @@ static int mount_workspace(struct root_build *b, struct sbx_err *err)
 		.src = (char *)b->plan->spec->workspace_host,
 		.type = MNT_BIND, .rw = true,
 	};
-	char path[PATH_MAX];
+	int fd;
 
 	if (b->ws.fd >= 0)
 		return bind_entry(b, &m, &b->ws, err);
-	if (make_dst(b, m.dst, LEAF_DIR, NULL, path, sizeof(path)) < 0)
+	fd = mp_make(b->root_fd, m.dst, LEAF_DIR, NULL);
+	if (fd < 0)
 		return mount_fail(err, errno, &m, "mkdir");
+	close(fd);
 	return 0;
 }
 
@@ -468,16 +423,13 @@ static int mount_all(struct root_build *b, struct sbx_err *err)
 static int synthesize_etc(struct root_build *b, struct sbx_err *err)
 {
 	struct mount_entry m = { .dst = "/etc", .type = MNT_TMPFS };
-	char path[PATH_MAX];
 	int fd, rc;
 
 	if (etc_is_mounted(b->plan->policy))
 		return 0;
-	if (make_dst(b, "/etc", LEAF_DIR, NULL, path, sizeof(path)) < 0)
-		return mount_fail(err, errno, &m, "mkdir /etc");
-	fd = open(path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = mp_make(b->root_fd, "/etc", LEAF_DIR, NULL);
 	if (fd < 0)
-		return mount_fail(err, errno, &m, "open /etc");
+		return mount_fail(err, errno, &m, "mkdir /etc");
 	rc = etc_synthesize(b->plan, fd, err);
 	close(fd);
 	jail_log(b->plan, "synthesized /etc");
@@ -488,30 +440,27 @@ static int synthesize_etc(struct root_build *b, struct sbx_err *err)
 static void make_cwd(struct root_build *b)
 {
 	const char *cwd = b->plan->policy->cwd;
-	char path[PATH_MAX];
+	int fd = cwd ? mp_make(b->root_fd, cwd, LEAF_DIR, NULL) : -1;
 
-	if (cwd)
-		make_dst(b, cwd, LEAF_DIR, NULL, path, sizeof(path));
+	if (fd >= 0)
+		close(fd);
 }
 
 /* Read-only last: /etc and the mount points cannot be changed by the
  * program (requirement: files sbx provides are read-only). */
 static int make_readonly(struct root_build *b, struct sbx_err *err)
 {
-	char path[PATH_MAX];
+	struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID };
+	struct mount_attr root = { .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+						MOUNT_ATTR_NODEV };
 
-	for (size_t i = 0; i < b->ndeferred; i++) {
-		snprintf(path, sizeof(path), "%s%s", JAIL_BUILD_DIR, b->deferred[i]);
-		if (mount(NULL, path, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY |
-			  MS_NOSUID | locked_flags(path), NULL) < 0)
-			return err_set(err, ERR_SETUP, errno,
-				       "remount %s read-only: %s", b->deferred[i],
-				       strerror(errno));
-	}
-	if (mount(NULL, JAIL_BUILD_DIR, NULL,
-		  MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL) < 0)
+	for (size_t i = 0; i < b->ndeferred; i++)
+		if (mount_setattr(b->deferred[i], "", AT_EMPTY_PATH, &ro, sizeof(ro)) < 0)
+			return err_set(err, ERR_SETUP, errno, "remount a tmpfs read-only: %s",
+				       errno == ENOSYS ? NEEDS_KERNEL : strerror(errno));
+	if (mount_setattr(b->root_fd, "", AT_EMPTY_PATH, &root, sizeof(root)) < 0)
 		return err_set(err, ERR_SETUP, errno, "remount the root read-only: %s",
-			       strerror(errno));
+			       errno == ENOSYS ? NEEDS_KERNEL : strerror(errno));
 	return 0;
 }
 
@@ -535,6 +484,8 @@ static int enter_root(struct root_build *b, struct sbx_err *err)
 
 static int new_root(struct root_build *b, struct sbx_err *err)
 {
+	static const char *const opts[] = { "size", "16m", "mode", "0755", NULL };
+
 	/* Private: nothing we mount propagates back to the host, and host
 	 * mount events do not reach the jail. */
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
@@ -542,21 +493,37 @@ static int new_root(struct root_build *b, struct sbx_err *err)
 			       strerror(errno));
 	if (open_sources(b, err) < 0)
 		return -1;
-	if (mount("tmpfs", JAIL_BUILD_DIR, "tmpfs", MS_NOSUID | MS_NODEV,
-		  "size=16m,mode=0755") < 0)
+	b->root_fd = mp_new_fs("tmpfs", opts, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+	if (b->root_fd < 0 || move_mount(b->root_fd, "", AT_FDCWD, JAIL_BUILD_DIR,
+					 MOVE_MOUNT_F_EMPTY_PATH) < 0)
 		return err_set(err, ERR_SETUP, errno, "mount the root tmpfs on %s: %s",
-			       JAIL_BUILD_DIR, strerror(errno));
-	b->root_fd = open(JAIL_BUILD_DIR, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (b->root_fd < 0)
-		return err_set(err, ERR_SETUP, errno, "open the new root: %s",
-			       strerror(errno));
+			       JAIL_BUILD_DIR, errno == ENOSYS ? NEEDS_KERNEL : strerror(errno));
 	jail_log(b->plan, "root tmpfs");
 	return 0;
 }
 
-int mount_build_root(const struct jail_plan *plan, struct sbx_err *err)
+static void release(struct root_build *b)
 {
-	struct root_build b = { .plan = plan, .root_fd = -1 };
+	const struct policy *p = b->plan->policy;
+
+	if (b->root_fd >= 0)
+		close(b->root_fd);
+	for (size_t i = 0; i < b->ndeferred; i++)
+		close(b->deferred[i]);
+	for (size_t i = 0; b->srcs && i < p->nmounts; i++) {
+		if (b->srcs[i].fd >= 0)
+			close(b->srcs[i].fd);
+		free(b->srcs[i].link);
+	}
+	if (b->ws.fd >= 0)
+		close(b->ws.fd);
+	free(b->srcs);
+}
+
+int mount_build_root(const struct jail_plan *plan, int *proc_fd, struct sbx_err *err)
+{
+	struct root_build b = { .plan = plan, .root_fd = -1, .proc_fd = -1,
+				.ws = { .fd = -1 } };
 	int rc;
 
 	rc = new_root(&b, err);
@@ -570,11 +537,11 @@ int mount_build_root(const struct jail_plan *plan, struct sbx_err *err)
 	}
 	if (rc == 0)
 		rc = enter_root(&b, err);
-	if (b.root_fd >= 0)
-		close(b.root_fd);
-	/* The init only _exit()s; sources are closed as they are used. */
-	for (size_t i = 0; b.srcs && i < plan->policy->nmounts; i++)
-		free(b.srcs[i].link);
-	free(b.srcs);
+	release(&b);
+	*proc_fd = -1;
+	if (rc == 0)
+		*proc_fd = b.proc_fd;
+	else if (b.proc_fd >= 0)
+		close(b.proc_fd);
 	return rc;
 }

@@ -164,6 +164,22 @@ int policy_write_text(const struct policy *p, FILE *out);
 int policy_set_field(struct policy *p, const char *assignment,
 		     const struct origin *at, struct sbx_err *err);
 
+/*
+ * The mount table rules (mounts.c), the same for policy files and -b, -B,
+ * --tmpfs.  policy_path_clean() rewrites a command-line path in place to
+ * the normalized form ("//", "/./", a trailing "/" or "/." removed; ".."
+ * is kept, to be refused); policy_path_problem() says why a path is not
+ * an absolute normalized UTF-8 path, or NULL; policy_check_mounts() checks
+ * the final table (ERR_CONFIG naming the entry's file:line:col or option).
+ */
+void policy_path_clean(char *path);
+const char *policy_path_problem(const char *path);
+int policy_check_mounts(const struct policy *p, struct sbx_err *err);
+
+/* Why VALUE is not allowed for limit ID ("must be at least 64 ..."), or
+ * NULL; LIMIT_UNLIMITED is always allowed.  Policies and options agree. */
+const char *policy_limit_problem(enum limit_id id, uint64_t value, char *buf, size_t len);
+
 /* strlist helpers */
 int strlist_push(struct strlist *l, const char *s, const struct origin *at);
 void strlist_free(struct strlist *l);

@@ -74,10 +74,32 @@ int val_uint(const struct pvalue *v, const char *field, uint64_t min, uint64_t m
 	return 0;
 }
 
+const char *policy_limit_problem(enum limit_id id, uint64_t value, char *buf, size_t len)
+{
+	uint64_t min = id == LIM_OUTPUT_BYTES ? OUTPUT_BYTES_MIN : 1;
+
+	if (value == LIMIT_UNLIMITED)
+		return NULL;
+	/* 0 is refused: the tools sbx replaces disagree on whether it means none or no limit */
+	if (value == 0)
+		return "must be a positive integer (0 is not allowed; use 'unlimited' to lift a limit)";
+	/* the "[output truncated]" marker must fit in the output budget */
+	if (value < min) {
+		snprintf(buf, len, "must be at least %llu (the truncation marker must fit)",
+			 (unsigned long long)min);
+		return buf;
+	}
+	if (value > limit_max[id]) {
+		snprintf(buf, len, "must be at most %llu", (unsigned long long)limit_max[id]);
+		return buf;
+	}
+	return NULL;
+}
+
 int val_limit(const struct pvalue *v, enum limit_id id, uint64_t *out, struct sbx_err *err)
 {
-	const char *field = limit_names[id];
-	uint64_t min = id == LIM_OUTPUT_BYTES ? OUTPUT_BYTES_MIN : 1;
+	const char *field = limit_names[id], *why;
+	char buf[96];
 
 	if (v->kind == PV_IDENT && strcmp(v->text, "unlimited") == 0) {
 		*out = LIMIT_UNLIMITED;
@@ -85,20 +107,16 @@ int val_limit(const struct pvalue *v, enum limit_id id, uint64_t *out, struct sb
 	}
 	if (v->kind != PV_NUMBER)
 		return wrong_type(v, field, "a positive integer or 'unlimited'", err);
-	if (!v->is_int)
+	if (!v->is_int || v->negative)
 		return perr(err, &v->at, "'%s' must be a positive integer, got %s", field, v->text);
-	/* 0 is refused: the tools sbx replaces disagree on whether it means none or no limit */
 	if (!v->negative && v->num == 0)
 		return perr(err, &v->at, "'%s' must be a positive integer "
 			    "(0 is not allowed; use 'unlimited' to lift a limit)", field);
-	if (v->negative)
-		return perr(err, &v->at, "'%s' must be a positive integer, got %s", field, v->text);
-	if (v->num < min)
-		return perr(err, &v->at, "'%s' must be at least %llu (the truncation marker must fit), got %s",
-			    field, (unsigned long long)min, v->text);
-	if (v->num > limit_max[id])
-		return perr(err, &v->at, "'%s' must be at most %llu, got %s", field,
-			    (unsigned long long)limit_max[id], v->text);
+	/* a literal 2^64-1 is a number here, not the "unlimited" sentinel */
+	why = policy_limit_problem(id, v->num == LIMIT_UNLIMITED ? v->num - 1 : v->num,
+				   buf, sizeof(buf));
+	if (why)
+		return perr(err, &v->at, "'%s' %s, got %s", field, why, v->text);
 	*out = v->num;
 	return 0;
 }
@@ -132,6 +150,9 @@ const char *path_problem(const char *s)
 
 	if (s[0] == '\0')
 		return "must not be empty";
+	/* the path is quoted in messages, explain and the record: JSON needs UTF-8 */
+	if (!utf8_valid(s, strlen(s)))
+		return "must be valid UTF-8";
 	if (s[0] != '/')
 		return "must be an absolute path (start with '/')";
 	if (strlen(s) > PATH_LEN_MAX)

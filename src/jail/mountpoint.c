@@ -1,0 +1,184 @@
+/*
+ * mountpoint.c - the careful helpers mount.c builds the root with.
+ *
+ * A destination in the new root is created and opened by a walk that
+ * never follows a symlink (mp_make), and every mount is moved onto that
+ * O_PATH fd (mp_attach: move_mount with MOVE_MOUNT_T_EMPTY_PATH), so no
+ * path is resolved twice: a writer of a read-write bound directory cannot
+ * swap a component between the check and the mount.  Sources are cloned
+ * recursively (mp_clone) and new filesystems made detached (mp_new_fs)
+ * with the new mount API (Linux 5.2, mount_setattr 5.12).
+ */
+#include "jail/internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Next path component of *P into BUF; 0 at the end, -1 for "..". */
+static int next_component(const char **p, char *buf, size_t len)
+{
+	const char *s = *p, *e;
+
+	while (*s == '/' || (s[0] == '.' && (s[1] == '/' || s[1] == '\0')))
+		s++;
+	if (*s == '\0')
+		return 0;
+	e = strchr(s, '/');
+	if (!e)
+		e = s + strlen(s);
+	if ((size_t)(e - s) >= len || (e - s == 2 && s[0] == '.' && s[1] == '.'))
+		return -1;
+	memcpy(buf, s, e - s);
+	buf[e - s] = '\0';
+	*p = e;
+	return 1;
+}
+
+/*
+ * Open the parent directory of DST inside the new root, creating missing
+ * directories.  Never follows a symlink: a destination that passes
+ * through one (made by an earlier SYMLINK entry, or found in a bound
+ * host directory) is refused, so no mount can land outside the root.
+ */
+static int open_parent(int root_fd, const char *dst, char *leaf, size_t len)
+{
+	char comp[NAME_MAX + 1];
+	const char *p = dst;
+	int dir = dup(root_fd), rc;
+
+	leaf[0] = '\0';
+	while (dir >= 0 && (rc = next_component(&p, comp, sizeof(comp))) > 0) {
+		int next;
+
+		if (next_component(&(const char *){ p }, leaf, len) == 0) {
+			snprintf(leaf, len, "%s", comp);
+			return dir;
+		}
+		if (mkdirat(dir, comp, 0755) < 0 && errno != EEXIST)
+			break;
+		next = openat(dir, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0 && (errno == ENOTDIR || errno == ELOOP))
+			errno = ELOOP;
+		close(dir);
+		dir = next;
+	}
+	if (dir >= 0) {
+		close(dir);
+		errno = EINVAL; /* "/" itself, "..", or an over-long name */
+	}
+	return -1;
+}
+
+/* Create LEAF in DIR if missing; 0 or -1 (EEXIST is fine). */
+static int create_leaf(int dir, const char *leaf, enum leaf_kind kind)
+{
+	if (kind == LEAF_DIR && mkdirat(dir, leaf, 0755) < 0 && errno != EEXIST)
+		return -1;
+	if (kind == LEAF_FILE && mknodat(dir, leaf, S_IFREG | 0444, 0) < 0 &&
+	    errno != EEXIST)
+		return -1;
+	return 0;
+}
+
+/* The fd is what gets mounted on, so what was checked is what is used. */
+int mp_open_leaf(int dir, const char *leaf, enum leaf_kind kind)
+{
+	int fd = openat(dir, leaf, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return -1;
+	}
+	if (S_ISLNK(st.st_mode) || (kind == LEAF_DIR) != !!S_ISDIR(st.st_mode)) {
+		close(fd);
+		errno = S_ISLNK(st.st_mode) ? ELOOP : kind == LEAF_DIR ? ENOTDIR : EISDIR;
+		return -1;
+	}
+	return fd;
+}
+
+int mp_make(int root_fd, const char *dst, enum leaf_kind kind, const char *link_target)
+{
+	char leaf[NAME_MAX + 1];
+	int dir = open_parent(root_fd, dst, leaf, sizeof(leaf));
+	int fd, e;
+
+	if (dir < 0)
+		return -1;
+	if (kind == LEAF_LINK)
+		fd = symlinkat(link_target, dir, leaf);
+	else
+		fd = create_leaf(dir, leaf, kind) < 0 ? -1 : mp_open_leaf(dir, leaf, kind);
+	e = errno;
+	close(dir);
+	errno = e;
+	return fd;
+}
+
+int mp_attach(int tree, int dst_fd)
+{
+	return move_mount(tree, "", dst_fd, "",
+			  MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
+}
+
+int mp_close2(int a, int b, int rc)
+{
+	int e = errno;
+
+	if (a >= 0)
+		close(a);
+	if (b >= 0)
+		close(b);
+	errno = e;
+	return rc;
+}
+
+/*
+ * Recursive because a user namespace may not bind a directory without the
+ * mounts locked below it (the kernel refuses with EINVAL: they could hide
+ * what is underneath); ATTRS then reach every submount, so none stays
+ * writable under a read-only bind.
+ */
+int mp_clone(int src_fd, unsigned attrs, const char **step)
+{
+	struct mount_attr attr = { .attr_set = attrs };
+	int tree;
+
+	*step = "open_tree (recursive clone of the source)";
+	tree = open_tree(src_fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+			 AT_RECURSIVE | AT_EMPTY_PATH);
+	if (tree < 0)
+		return -1;
+	*step = "mount_setattr (read-only/nosuid/nodev on every submount)";
+	if (mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr)) < 0)
+		return mp_close2(tree, -1, -1);
+	return tree;
+}
+
+int mp_new_fs(const char *type, const char *const *opts, unsigned attrs)
+{
+	int fs = fsopen(type, FSOPEN_CLOEXEC), mnt;
+
+	if (fs < 0)
+		return -1;
+	/* the name mountinfo shows as the source: no host detail */
+	if (fsconfig(fs, FSCONFIG_SET_STRING, "source", type, 0) < 0)
+		return mp_close2(fs, -1, -1);
+	for (; opts && opts[0]; opts += 2)
+		if (fsconfig(fs, FSCONFIG_SET_STRING, opts[0], opts[1], 0) < 0)
+			return mp_close2(fs, -1, -1);
+	if (fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+		return mp_close2(fs, -1, -1);
+	mnt = fsmount(fs, FSMOUNT_CLOEXEC, attrs);
+	return mp_close2(fs, -1, mnt);
+}
+
