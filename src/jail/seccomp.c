@@ -18,7 +18,8 @@
  *     inet types other than stream/dgram/raw -> ESOCKTNOSUPPORT, inet
  *     protocols other than 0/tcp/udp/icmp/icmpv6 and netlink protocols
  *     other than NETLINK_ROUTE -> EPROTONOSUPPORT (module autoload);
- *   - socketpair() of a family other than unix -> EAFNOSUPPORT.
+ *   - socketpair() of a family other than unix -> EAFNOSUPPORT;
+ *   - chmod/fchmod/fchmodat(2) setting S_ISUID or S_ISGID -> EPERM.
  * tests/probes/README.md ("Syscall arguments the filter checks") lists
  * every argument of an allowed syscall that was audited, and why.
  * tests/unit/test_seccomp.c runs the program through a BPF interpreter.
@@ -39,9 +40,12 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 
 #define SC_NR_MAX 1024
+/* fchmodat2 (Linux 6.6) is missing from older headers. */
+#define SC_NR_FCHMODAT2 452
 
 /* clone() flags that create namespaces (CLONE_NEWTIME is clone3-only). */
 #define SC_CLONE_NS_FLAGS                                                     \
@@ -371,11 +375,33 @@ static void emit_personality_check(struct gen *g)
 	emit(g, RET(RET_EPERM));
 }
 
+/* chmod family: the jail's uid is the caller's (or 65534) on the host, so
+ * a setuid/setgid bit set on a file in a -w workspace leaves a setuid-as-
+ * the-caller program on the host.  Creating a file with the bit is no way
+ * around it: the first write to it clears the bit. */
+static void emit_mode_check(struct gen *g, unsigned mode_arg)
+{
+	emit(g, LD(ARG_LO(mode_arg)));
+	emit(g, JSET(S_ISUID | S_ISGID, 0, 1));
+	emit(g, RET(RET_EPERM));
+}
+
+/* The argument index of NR's file mode, for the chmod family; or -1. */
+static int mode_arg_of(int nr)
+{
+	if (nr == __NR_chmod || nr == __NR_fchmod)
+		return 1;
+	if (nr == __NR_fchmodat || nr == SC_NR_FCHMODAT2)
+		return 2;
+	return -1;
+}
+
 /* Whether NR's arguments are checked when it is allowed. */
 static bool has_arg_check(int nr)
 {
 	return nr == __NR_clone || nr == __NR_ioctl || nr == __NR_socket ||
-	       nr == __NR_socketpair || nr == __NR_personality;
+	       nr == __NR_socketpair || nr == __NR_personality ||
+	       mode_arg_of(nr) >= 0;
 }
 
 /* The argument checks of NR, falling through to RET when they pass. */
@@ -389,6 +415,8 @@ static void emit_arg_leaf(struct gen *g, int nr, uint32_t ret)
 		emit_socket_check(g);
 	else if (nr == __NR_socketpair)
 		emit_socketpair_check(g);
+	else if (mode_arg_of(nr) >= 0)
+		emit_mode_check(g, (unsigned)mode_arg_of(nr));
 	else
 		emit_personality_check(g);
 	emit(g, RET(ret));
@@ -418,6 +446,15 @@ static void emit_tree(struct gen *g, const struct run *runs, size_t lo, size_t h
 	emit_tree(g, runs, mid, hi);
 }
 
+/* Whether syscalls A and B (0: none) get the same argument checks, so that
+ * adjacent numbers share one leaf (chmod and fchmod). */
+static bool same_check(int a, int b)
+{
+	if (!a || !b)
+		return a == b;
+	return a == b || (mode_arg_of(a) >= 0 && mode_arg_of(a) == mode_arg_of(b));
+}
+
 /* The action of each syscall number, as runs.  Returns the run count. */
 static size_t build_runs(const struct seccomp_spec *spec, const bool *allow,
 			 const bool *deny, struct run *runs)
@@ -441,7 +478,7 @@ static size_t build_runs(const struct seccomp_spec *spec, const bool *allow,
 		 * denied with ERRNO or left to the default. */
 		if (nr == __NR_clone && ret != SECCOMP_RET_KILL_PROCESS)
 			args = nr;
-		if (n && !args && !runs[n - 1].args && runs[n - 1].ret == ret)
+		if (n && runs[n - 1].ret == ret && same_check(runs[n - 1].args, args))
 			continue;
 		runs[n++] = (struct run){ .lo = (uint32_t)nr, .ret = ret, .args = args };
 	}

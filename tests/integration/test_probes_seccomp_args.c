@@ -7,6 +7,8 @@
  */
 #include "test_probes_common.h"
 
+#include <sys/stat.h>
+
 TestSuite(probes_seccomp_args, .init = probes_require_jail);
 
 /* Attack: socketpair(AF_VSOCK|AF_PACKET|AF_TIPC|AF_INET, ...) runs the
@@ -43,4 +45,32 @@ Test(probes_seccomp_args, netlink_protocols_but_route_are_refused)
 Test(probes_seccomp_args, tiocsetd_is_filtered)
 {
 	expect_denied("priv_tiocsetd", "EPERM", NULL);
+}
+
+/*
+ * Attack: the jail's uid is the caller's (65534 for root) on the host, and
+ * -w is a host directory: `chmod 6755` there planted a setuid-as-the-caller
+ * program for anyone who can reach it.  The probe's verdict, and the file
+ * it left on the host, which it cannot fake.
+ */
+Test(probes_seccomp_args, setuid_bit_cannot_be_planted_in_a_host_workspace)
+{
+	char *dir = make_temp_dir();
+	char *file = xasprintf("%s/sbx-setuid-plant", dir);
+	const char *opts[] = { "-w", dir, NULL };
+	struct sbx_result r;
+	struct stat st;
+
+	if (geteuid() == 0)
+		cr_assert_eq(chown(dir, 65534, 65534), 0);
+	run_probe(&r, NULL, opts, "fs_setuid_plant", NULL);
+	expect_blocked(&r);
+	expect_errno(&r, "EPERM", NULL);
+	cr_assert_eq(stat(file, &st), 0, "the probe left no file: " PROBE_REPORT(&r));
+	cr_assert_eq(st.st_mode & (S_ISUID | S_ISGID), 0, "host file has mode %o",
+		     (unsigned)st.st_mode & 07777);
+	sbx_result_free(&r);
+	rm_tree(dir);
+	free(file);
+	free(dir);
 }

@@ -18,6 +18,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -383,6 +384,50 @@ Test(seccomp, default_allow_keeps_the_socket_rules)
 	cr_expect_eq(run_call3(&prog, SYS_socket, AF_INET, SOCK_PACKET, 0), ESOCKTNO);
 	cr_expect_eq(run_call3(&prog, SYS_socket, AF_NETLINK, SOCK_RAW, NETLINK_GENERIC), EPROTONO);
 	cr_expect_eq(run_call(&prog, SYS_ioctl, 0, TIOCSETD), SECCOMP_RET_ERRNO | EPERM);
+	sc_filter_free(&prog);
+}
+
+/* A -w workspace is a host directory and the jail's uid is the caller's:
+ * `chmod 4755 sh` there left a setuid-as-the-caller shell on the host. */
+Test(seccomp, chmod_family_refuses_setuid_and_setgid_bits)
+{
+	const struct { int nr; unsigned arg; } calls[] = {
+		{ SYS_chmod, 1 }, { SYS_fchmod, 1 }, { SYS_fchmodat, 2 },
+	};
+	struct sock_fprog prog;
+
+	build_default(&prog, SC_ERRNO);
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+		uint64_t a[3] = { 0 };
+
+		a[calls[i].arg] = 0755;
+		cr_expect_eq(run_call3(&prog, calls[i].nr, a[0], a[1], a[2]),
+			     SECCOMP_RET_ALLOW, "syscall %d mode 0755", calls[i].nr);
+		a[calls[i].arg] = 01777; /* sticky is harmless */
+		cr_expect_eq(run_call3(&prog, calls[i].nr, a[0], a[1], a[2]),
+			     SECCOMP_RET_ALLOW, "syscall %d mode 01777", calls[i].nr);
+		a[calls[i].arg] = 04755;
+		cr_expect_eq(run_call3(&prog, calls[i].nr, a[0], a[1], a[2]),
+			     SECCOMP_RET_ERRNO | EPERM, "syscall %d mode 04755", calls[i].nr);
+		a[calls[i].arg] = 02755;
+		cr_expect_eq(run_call3(&prog, calls[i].nr, a[0], a[1], a[2]),
+			     SECCOMP_RET_ERRNO | EPERM, "syscall %d mode 02755", calls[i].nr);
+	}
+	sc_filter_free(&prog);
+}
+
+/* fchmodat2 is outside @default, but a policy that allows it (or allows
+ * everything) must not reopen the setuid bit. */
+Test(seccomp, fchmodat2_is_checked_when_a_policy_allows_it)
+{
+	struct seccomp_spec spec = { .default_action = SC_ALLOW };
+	struct sock_fprog prog;
+	struct sbx_err err = { 0 };
+
+	cr_assert_eq(sc_filter_build(&spec, &prog, &err), 0, "%s", err.msg);
+	cr_expect_eq(run_call3(&prog, 452, AT_FDCWD, 0, 04755), SECCOMP_RET_ERRNO | EPERM);
+	cr_expect_eq(run_call3(&prog, 452, AT_FDCWD, 0, 0644), SECCOMP_RET_ALLOW);
+	cr_expect_eq(run_call3(&prog, SYS_chmod, 0, 06755, 0), SECCOMP_RET_ERRNO | EPERM);
 	sc_filter_free(&prog);
 }
 
