@@ -19,7 +19,8 @@
  *     protocols other than 0/tcp/udp/icmp/icmpv6 and netlink protocols
  *     other than NETLINK_ROUTE -> EPROTONOSUPPORT (module autoload);
  *   - socketpair() of a family other than unix -> EAFNOSUPPORT;
- *   - chmod/fchmod/fchmodat(2) setting S_ISUID or S_ISGID -> EPERM.
+ *   - chmod/fchmod/fchmodat(2) setting S_ISUID or S_ISGID -> EPERM;
+ *   - pipe2(O_NOTIFICATION_PIPE) (watch queues) -> EPERM.
  * tests/probes/README.md ("Syscall arguments the filter checks") lists
  * every argument of an allowed syscall that was audited, and why.
  * tests/unit/test_seccomp.c runs the program through a BPF interpreter.
@@ -27,6 +28,7 @@
 #include "jail/seccomp.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/netlink.h>
 #include <linux/seccomp.h>
@@ -46,6 +48,9 @@
 #define SC_NR_MAX 1024
 /* fchmodat2 (Linux 6.6) is missing from older headers. */
 #define SC_NR_FCHMODAT2 452
+/* pipe2's flag for a watch-queue pipe (linux/watch_queue.h clashes with
+ * <fcntl.h>). */
+#define SC_O_NOTIFICATION_PIPE O_EXCL
 
 /* clone() flags that create namespaces (CLONE_NEWTIME is clone3-only). */
 #define SC_CLONE_NS_FLAGS                                                     \
@@ -364,6 +369,16 @@ static void emit_socketpair_check(struct gen *g)
 	emit(g, RET(SECCOMP_RET_ERRNO | EAFNOSUPPORT));
 }
 
+/* pipe2: O_NOTIFICATION_PIPE makes a watch-queue pipe, the whole entry to
+ * code with past root exploits (CVE-2022-0995, CVE-2022-1882); its only
+ * event source in the jail would be keyctl, which is denied. */
+static void emit_pipe2_check(struct gen *g)
+{
+	emit(g, LD(ARG_LO(1)));
+	emit(g, JSET(SC_O_NOTIFICATION_PIPE, 0, 1));
+	emit(g, RET(RET_EPERM));
+}
+
 /* personality: READ_IMPLIES_EXEC or ADDR_NO_RANDOMIZE weaken the target,
  * PER_LINUX32/UNAME26 change what it sees of the kernel; only the default
  * persona and the query pass. */
@@ -401,7 +416,7 @@ static bool has_arg_check(int nr)
 {
 	return nr == __NR_clone || nr == __NR_ioctl || nr == __NR_socket ||
 	       nr == __NR_socketpair || nr == __NR_personality ||
-	       mode_arg_of(nr) >= 0;
+	       nr == __NR_pipe2 || mode_arg_of(nr) >= 0;
 }
 
 /* The argument checks of NR, falling through to RET when they pass. */
@@ -417,6 +432,8 @@ static void emit_arg_leaf(struct gen *g, int nr, uint32_t ret)
 		emit_socketpair_check(g);
 	else if (mode_arg_of(nr) >= 0)
 		emit_mode_check(g, (unsigned)mode_arg_of(nr));
+	else if (nr == __NR_pipe2)
+		emit_pipe2_check(g);
 	else
 		emit_personality_check(g);
 	emit(g, RET(ret));

@@ -76,3 +76,10 @@ Test(probes_seccomp_args, setuid_bit_cannot_be_planted_in_a_host_workspace)
 		     (unsigned)st.st_mode & 07777);
 	sbx_result_free(&r);
 }
+
+/* Attack: a watch-queue pipe, then IOC_WATCH_QUEUE_SET_FILTER: the
+ * out-of-bounds write of CVE-2022-0995 (public root exploit). */
+Test(probes_seccomp_args, notification_pipes_are_filtered)
+{
+	expect_denied("priv_watch_queue", "EPERM", NULL);
+}

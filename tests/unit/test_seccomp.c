@@ -431,6 +431,23 @@ Test(seccomp, fchmodat2_is_checked_when_a_policy_allows_it)
 	sc_filter_free(&prog);
 }
 
+/* A watch-queue pipe is the entry to CVE-2022-0995 (an out-of-bounds
+ * write, public root exploit); ordinary pipe2 flags must still pass. */
+Test(seccomp, pipe2_refuses_notification_pipes_only)
+{
+	struct sock_fprog prog;
+
+	build_default(&prog, SC_ERRNO);
+	cr_expect_eq(run_call(&prog, SYS_pipe2, 0, O_EXCL /* O_NOTIFICATION_PIPE */),
+		     SECCOMP_RET_ERRNO | EPERM);
+	cr_expect_eq(run_call(&prog, SYS_pipe2, 0, O_EXCL | O_CLOEXEC), SECCOMP_RET_ERRNO | EPERM);
+	cr_expect_eq(run_call(&prog, SYS_pipe2, 0, O_CLOEXEC | O_NONBLOCK | O_DIRECT),
+		     SECCOMP_RET_ALLOW);
+	cr_expect_eq(run_call(&prog, SYS_pipe2, 0, 0), SECCOMP_RET_ALLOW);
+	cr_expect_eq(run_call(&prog, SYS_pipe, 0, 0), SECCOMP_RET_ALLOW);
+	sc_filter_free(&prog);
+}
+
 Test(seccomp, personality_allows_only_harmless_values)
 {
 	struct sock_fprog prog;
