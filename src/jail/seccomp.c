@@ -347,8 +347,8 @@ static void emit_socket_check(struct gen *g)
 	emit(g, LD(ARG_LO(1)));
 	emit(g, JSET(0xc, 8, 0));
 	emit(g, JSET(0x3, 0, 7));
-	/* and the protocol the default, tcp, udp or ping (raw is refused by
-	 * the missing CAP_NET_RAW, after this check). */
+	/* and the protocol the default, tcp, udp or ping (a raw socket that
+	 * passes is then refused by the missing CAP_NET_RAW). */
 	emit(g, LD(ARG_LO(2)));
 	emit(g, JEQ(0, 6, 0));
 	emit(g, JEQ(IPPROTO_TCP, 5, 0));
