@@ -11,17 +11,28 @@
  *   - any non-x86_64 ABI (i386 int 0x80, x32) kills the process;
  *   - clone3 -> ENOSYS (glibc falls back to clone);
  *   - clone with a namespace flag -> EPERM;
- *   - ioctl TIOCSTI/TIOCLINUX -> EPERM (low 32 bits compared);
+ *   - ioctl TIOCSTI/TIOCLINUX/TIOCSETD -> EPERM (low 32 bits compared);
  *   - personality other than PER_LINUX (0) or the query 0xffffffff -> EPERM;
  *   - socket() of a family other than unix, inet, inet6, netlink ->
- *     EAFNOSUPPORT (AF_VSOCK reaches the VM's host whatever the netns).
+ *     EAFNOSUPPORT (AF_VSOCK reaches the VM's host whatever the netns);
+ *     inet types other than stream/dgram/raw -> ESOCKTNOSUPPORT, inet
+ *     protocols other than 0/tcp/udp/icmp/icmpv6 and netlink protocols
+ *     other than NETLINK_ROUTE -> EPROTONOSUPPORT (module autoload);
+ *   - socketpair() of a family other than unix -> EAFNOSUPPORT;
+ *   - chmod/fchmod/fchmodat(2) setting S_ISUID or S_ISGID -> EPERM;
+ *   - pipe2(O_NOTIFICATION_PIPE) (watch queues) -> EPERM.
+ * tests/probes/README.md ("Syscall arguments the filter checks") lists
+ * every argument of an allowed syscall that was audited, and why.
  * tests/unit/test_seccomp.c runs the program through a BPF interpreter.
  */
 #include "jail/seccomp.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/audit.h>
+#include <linux/netlink.h>
 #include <linux/seccomp.h>
+#include <netinet/in.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <stdbool.h>
@@ -31,9 +42,15 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 
 #define SC_NR_MAX 1024
+/* fchmodat2 (Linux 6.6) is missing from older headers. */
+#define SC_NR_FCHMODAT2 452
+/* pipe2's flag for a watch-queue pipe (linux/watch_queue.h clashes with
+ * <fcntl.h>). */
+#define SC_O_NOTIFICATION_PIPE O_EXCL
 
 /* clone() flags that create namespaces (CLONE_NEWTIME is clone3-only). */
 #define SC_CLONE_NS_FLAGS                                                     \
@@ -279,44 +296,146 @@ static void emit(struct gen *g, struct sock_filter f)
 		g->overflow = true;
 }
 
-/* The argument checks for an allowed clone, ioctl or personality. */
+/* clone: only the low 32 bits are flags (the low byte is the exit signal,
+ * so CLONE_NEWTIME cannot be asked for here; clone3 and unshare can't run).
+ * New namespaces are how most user-namespace kernel exploits start. */
+static void emit_clone_check(struct gen *g)
+{
+	emit(g, LD(ARG_LO(0)));
+	emit(g, JSET(SC_CLONE_NS_FLAGS, 0, 1));
+	emit(g, RET(RET_EPERM));
+}
+
+/* ioctl: the tty layer truncates the request to 32 bits, so compare the low
+ * word only (CVE-2019-10063). */
+static void emit_ioctl_check(struct gen *g)
+{
+	emit(g, LD(ARG_LO(1)));
+	/* TIOCSTI types into the caller's terminal (CVE-2017-5226). */
+	emit(g, JEQ(TIOCSTI, 2, 0));
+	/* TIOCLINUX pastes the console selection, the same injection. */
+	emit(g, JEQ(TIOCLINUX, 1, 0));
+	/* TIOCSETD swaps the line discipline: n_gsm/n_hdlc races were root
+	 * exploits, and with dev.tty.ldisc_autoload=1 it loads their modules. */
+	emit(g, JEQ(TIOCSETD, 0, 1));
+	emit(g, RET(RET_EPERM));
+}
+
+/*
+ * socket: only families a network namespace confines.  AF_VSOCK is not
+ * namespaced and reaches the hypervisor host (CID 2) even with --net none;
+ * AF_ALG, AF_BLUETOOTH & co. are kernel attack surface no ordinary program
+ * needs.  Within inet and netlink, only the protocols programs use: any
+ * other one makes the kernel autoload its module (sctp, dccp, l2tp,
+ * nf_tables through NETLINK_NETFILTER, *_diag through NETLINK_SOCK_DIAG,
+ * any genetlink family through NETLINK_GENERIC) with no privilege check.
+ * Jumps count instructions: "allowed" is the RET emitted right after.
+ */
+static void emit_socket_check(struct gen *g)
+{
+	emit(g, LD(ARG_LO(0)));
+	emit(g, JEQ(AF_UNIX, 17, 0));
+	emit(g, JEQ(AF_INET, 5, 0));
+	emit(g, JEQ(AF_INET6, 4, 0));
+	emit(g, JEQ(AF_NETLINK, 1, 0));
+	emit(g, RET(SECCOMP_RET_ERRNO | EAFNOSUPPORT));
+	/* netlink: NETLINK_ROUTE is what getifaddrs() and ip(8) need. */
+	emit(g, LD(ARG_LO(2)));
+	emit(g, JEQ(NETLINK_ROUTE, 11, 9));
+	/* inet: the type (low 4 bits) must be stream, dgram or raw;
+	 * (AF_INET, SOCK_PACKET) is turned into an AF_PACKET socket. */
+	emit(g, LD(ARG_LO(1)));
+	emit(g, JSET(0xc, 8, 0));
+	emit(g, JSET(0x3, 0, 7));
+	/* and the protocol the default, tcp, udp or ping (a raw socket that
+	 * passes is then refused by the missing CAP_NET_RAW). */
+	emit(g, LD(ARG_LO(2)));
+	emit(g, JEQ(0, 6, 0));
+	emit(g, JEQ(IPPROTO_TCP, 5, 0));
+	emit(g, JEQ(IPPROTO_UDP, 4, 0));
+	emit(g, JEQ(IPPROTO_ICMP, 3, 0));
+	emit(g, JEQ(IPPROTO_ICMPV6, 2, 0));
+	emit(g, RET(SECCOMP_RET_ERRNO | EPROTONOSUPPORT));
+	emit(g, RET(SECCOMP_RET_ERRNO | ESOCKTNOSUPPORT));
+}
+
+/* socketpair: it creates two sockets of the family with the same create
+ * code (and module autoload) as socket(), and only AF_UNIX pairs exist
+ * (besides AF_TIPC, already refused by socket()). */
+static void emit_socketpair_check(struct gen *g)
+{
+	emit(g, LD(ARG_LO(0)));
+	emit(g, JEQ(AF_UNIX, 1, 0));
+	emit(g, RET(SECCOMP_RET_ERRNO | EAFNOSUPPORT));
+}
+
+/* pipe2: O_NOTIFICATION_PIPE makes a watch-queue pipe, the whole entry to
+ * code with past root exploits (CVE-2022-0995, CVE-2022-1882); its only
+ * event source in the jail would be keyctl, which is denied. */
+static void emit_pipe2_check(struct gen *g)
+{
+	emit(g, LD(ARG_LO(1)));
+	emit(g, JSET(SC_O_NOTIFICATION_PIPE, 0, 1));
+	emit(g, RET(RET_EPERM));
+}
+
+/* personality: READ_IMPLIES_EXEC or ADDR_NO_RANDOMIZE weaken the target,
+ * PER_LINUX32/UNAME26 change what it sees of the kernel; only the default
+ * persona and the query pass. */
+static void emit_personality_check(struct gen *g)
+{
+	emit(g, LD(ARG_LO(0)));
+	emit(g, JEQ(0x0, 2, 0));
+	emit(g, JEQ(0xffffffff, 1, 0));
+	emit(g, RET(RET_EPERM));
+}
+
+/* chmod family: the jail's uid is the caller's (or 65534) on the host, so
+ * a setuid/setgid bit set on a file in a -w workspace leaves a setuid-as-
+ * the-caller program on the host.  Creating a file with the bit is no way
+ * around it: the first write to it clears the bit. */
+static void emit_mode_check(struct gen *g, unsigned mode_arg)
+{
+	emit(g, LD(ARG_LO(mode_arg)));
+	emit(g, JSET(S_ISUID | S_ISGID, 0, 1));
+	emit(g, RET(RET_EPERM));
+}
+
+/* The argument index of NR's file mode, for the chmod family; or -1. */
+static int mode_arg_of(int nr)
+{
+	if (nr == __NR_chmod || nr == __NR_fchmod)
+		return 1;
+	if (nr == __NR_fchmodat || nr == SC_NR_FCHMODAT2)
+		return 2;
+	return -1;
+}
+
+/* Whether NR's arguments are checked when it is allowed. */
+static bool has_arg_check(int nr)
+{
+	return nr == __NR_clone || nr == __NR_ioctl || nr == __NR_socket ||
+	       nr == __NR_socketpair || nr == __NR_personality ||
+	       nr == __NR_pipe2 || mode_arg_of(nr) >= 0;
+}
+
+/* The argument checks of NR, falling through to RET when they pass. */
 static void emit_arg_leaf(struct gen *g, int nr, uint32_t ret)
 {
-	if (nr == __NR_clone) {
-		/* Only the low 32 bits are clone flags.  New namespaces are
-		 * how most user-namespace kernel exploits start. */
-		emit(g, LD(ARG_LO(0)));
-		emit(g, JSET(SC_CLONE_NS_FLAGS, 0, 1));
-		emit(g, RET(RET_EPERM));
-	} else if (nr == __NR_ioctl) {
-		/* The tty layer truncates the request to 32 bits: compare the
-		 * low word only (CVE-2019-10063). TIOCSTI injects input into
-		 * the caller's terminal (CVE-2017-5226); TIOCLINUX can paste
-		 * the console selection the same way. */
-		emit(g, LD(ARG_LO(1)));
-		emit(g, JEQ(TIOCSTI, 1, 0));
-		emit(g, JEQ(TIOCLINUX, 0, 1));
-		emit(g, RET(RET_EPERM));
-	} else if (nr == __NR_socket) {
-		/* Only families a network namespace confines: AF_VSOCK is not
-		 * namespaced and reaches the hypervisor host (CID 2) even with
-		 * --net none; AF_ALG, AF_BLUETOOTH & co. are kernel attack
-		 * surface no ordinary program needs. */
-		emit(g, LD(ARG_LO(0)));
-		emit(g, JEQ(AF_UNIX, 4, 0));
-		emit(g, JEQ(AF_INET, 3, 0));
-		emit(g, JEQ(AF_INET6, 2, 0));
-		emit(g, JEQ(AF_NETLINK, 1, 0));
-		emit(g, RET(SECCOMP_RET_ERRNO | EAFNOSUPPORT));
-	} else {
-		/* personality: READ_IMPLIES_EXEC or ADDR_NO_RANDOMIZE weaken
-		 * the target, PER_LINUX32/UNAME26 change what it sees of the
-		 * kernel; only the default persona and the query pass. */
-		emit(g, LD(ARG_LO(0)));
-		emit(g, JEQ(0x0, 2, 0));
-		emit(g, JEQ(0xffffffff, 1, 0));
-		emit(g, RET(RET_EPERM));
-	}
+	if (nr == __NR_clone)
+		emit_clone_check(g);
+	else if (nr == __NR_ioctl)
+		emit_ioctl_check(g);
+	else if (nr == __NR_socket)
+		emit_socket_check(g);
+	else if (nr == __NR_socketpair)
+		emit_socketpair_check(g);
+	else if (mode_arg_of(nr) >= 0)
+		emit_mode_check(g, (unsigned)mode_arg_of(nr));
+	else if (nr == __NR_pipe2)
+		emit_pipe2_check(g);
+	else
+		emit_personality_check(g);
 	emit(g, RET(ret));
 }
 
@@ -344,6 +463,15 @@ static void emit_tree(struct gen *g, const struct run *runs, size_t lo, size_t h
 	emit_tree(g, runs, mid, hi);
 }
 
+/* Whether syscalls A and B (0: none) get the same argument checks, so that
+ * adjacent numbers share one leaf (chmod and fchmod). */
+static bool same_check(int a, int b)
+{
+	if (!a || !b)
+		return a == b;
+	return a == b || (mode_arg_of(a) >= 0 && mode_arg_of(a) == mode_arg_of(b));
+}
+
 /* The action of each syscall number, as runs.  Returns the run count. */
 static size_t build_runs(const struct seccomp_spec *spec, const bool *allow,
 			 const bool *deny, struct run *runs)
@@ -361,14 +489,13 @@ static size_t build_runs(const struct seccomp_spec *spec, const bool *allow,
 		/* clone3's flags live in memory seccomp cannot read. */
 		if (nr == __NR_clone3)
 			ret = RET_ENOSYS;
-		if ((nr == __NR_ioctl || nr == __NR_personality || nr == __NR_socket) &&
-		    ret == SECCOMP_RET_ALLOW)
+		if (has_arg_check(nr) && ret == SECCOMP_RET_ALLOW)
 			args = nr;
 		/* Namespace flags are refused even if clone is otherwise
 		 * denied with ERRNO or left to the default. */
 		if (nr == __NR_clone && ret != SECCOMP_RET_KILL_PROCESS)
 			args = nr;
-		if (n && !args && !runs[n - 1].args && runs[n - 1].ret == ret)
+		if (n && runs[n - 1].ret == ret && same_check(runs[n - 1].args, args))
 			continue;
 		runs[n++] = (struct run){ .lo = (uint32_t)nr, .ret = ret, .args = args };
 	}

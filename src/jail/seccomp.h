@@ -37,8 +37,9 @@ int sc_filter_build(const struct seccomp_spec *spec, struct sock_fprog *out,
 void sc_filter_free(struct sock_fprog *prog);
 
 /*
- * Install PROG (it carries the fixed rules too: TIOCSTI/TIOCLINUX,
- * personality, clone flags, non-native ABIs).  Needs no_new_privs.  Async-signal-safe:
+ * Install PROG (it carries the fixed rules too: TIOCSTI/TIOCLINUX/TIOCSETD,
+ * personality, clone flags, socket and socketpair families and protocols,
+ * setuid/setgid modes in chmod, watch-queue pipes, non-native ABIs).  Needs no_new_privs.  Async-signal-safe:
  * no allocation.  Returns 0 or -1 with errno set.
  */
 int sc_filter_load(const struct sock_fprog *prog);

@@ -10,12 +10,15 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <linux/audit.h>
+#include <linux/netlink.h>
 #include <linux/seccomp.h>
+#include <netinet/in.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -70,13 +73,20 @@ static uint32_t bpf_run(const struct sock_fprog *prog, const struct seccomp_data
 	return 0;
 }
 
-static uint32_t run_call(const struct sock_fprog *p, int nr, uint64_t a0, uint64_t a1)
+static uint32_t run_call3(const struct sock_fprog *p, int nr, uint64_t a0, uint64_t a1,
+			  uint64_t a2)
 {
 	struct seccomp_data d = { .nr = nr, .arch = AUDIT_ARCH_X86_64 };
 
 	d.args[0] = a0;
 	d.args[1] = a1;
+	d.args[2] = a2;
 	return bpf_run(p, &d);
+}
+
+static uint32_t run_call(const struct sock_fprog *p, int nr, uint64_t a0, uint64_t a1)
+{
+	return run_call3(p, nr, a0, a1, 0);
 }
 
 static struct strlist list_of(const char *const *names, size_t n)
@@ -223,6 +233,20 @@ Test(seccomp, tiocsti_and_tioclinux_are_refused_whatever_the_high_bits)
 	sc_filter_free(&prog);
 }
 
+/* Switching a tty's line discipline reaches n_gsm/n_hdlc (past root
+ * exploits) and, with dev.tty.ldisc_autoload=1, loads their modules. */
+Test(seccomp, tiocsetd_is_refused_and_tiocgetd_allowed)
+{
+	struct sock_fprog prog;
+
+	build_default(&prog, SC_ERRNO);
+	cr_expect_eq(run_call(&prog, SYS_ioctl, 0, TIOCSETD), SECCOMP_RET_ERRNO | EPERM);
+	cr_expect_eq(run_call(&prog, SYS_ioctl, 0, (1ull << 32) | TIOCSETD),
+		     SECCOMP_RET_ERRNO | EPERM);
+	cr_expect_eq(run_call(&prog, SYS_ioctl, 0, TIOCGETD), SECCOMP_RET_ALLOW);
+	sc_filter_free(&prog);
+}
+
 /* AF_VSOCK is not network-namespaced: it reached the VM's host (CID 2)
  * from a --net none jail until socket() families were checked. */
 Test(seccomp, socket_allows_only_namespaced_families)
@@ -240,6 +264,187 @@ Test(seccomp, socket_allows_only_namespaced_families)
 	/* the family is an int: high bits must not smuggle AF_VSOCK past */
 	cr_expect_eq(run_call(&prog, SYS_socket, (1ULL << 32) | AF_VSOCK, 1),
 		     SECCOMP_RET_ERRNO | EAFNOSUPPORT);
+	sc_filter_free(&prog);
+}
+
+#define EAFNO (SECCOMP_RET_ERRNO | EAFNOSUPPORT)
+#define EPROTONO (SECCOMP_RET_ERRNO | EPROTONOSUPPORT)
+#define ESOCKTNO (SECCOMP_RET_ERRNO | ESOCKTNOSUPPORT)
+
+/* socketpair(AF_VSOCK|AF_PACKET|AF_TIPC|AF_INET, ...) ran those families'
+ * create code (and module autoload): only socket() checked the family. */
+Test(seccomp, socketpair_allows_only_unix)
+{
+	struct sock_fprog prog;
+
+	build_default(&prog, SC_ERRNO);
+	for (int fam = 0; fam < 64; fam++)
+		cr_expect_eq(run_call(&prog, SYS_socketpair, (uint64_t)fam, SOCK_STREAM),
+			     fam == AF_UNIX ? SECCOMP_RET_ALLOW : EAFNO, "family %d", fam);
+	cr_expect_eq(run_call(&prog, SYS_socketpair, AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC),
+		     SECCOMP_RET_ALLOW);
+	/* the family is an int: high bits must not smuggle AF_VSOCK past */
+	cr_expect_eq(run_call(&prog, SYS_socketpair, (1ULL << 32) | AF_VSOCK, 1), EAFNO);
+	sc_filter_free(&prog);
+}
+
+/* (AF_INET, SOCK_PACKET) is turned into an AF_PACKET socket by the kernel,
+ * past the family check; other types are only module autoload requests. */
+Test(seccomp, inet_sockets_allow_only_stream_dgram_and_raw_types)
+{
+	const int fams[] = { AF_INET, AF_INET6 };
+	struct sock_fprog prog;
+
+	build_default(&prog, SC_ERRNO);
+	for (size_t f = 0; f < 2; f++)
+		for (int type = 0; type < 16; type++) {
+			bool ok = type == SOCK_STREAM || type == SOCK_DGRAM || type == SOCK_RAW;
+
+			cr_expect_eq(run_call3(&prog, SYS_socket, fams[f], (uint64_t)type, 0),
+				     ok ? SECCOMP_RET_ALLOW : ESOCKTNO, "family %d type %d",
+				     fams[f], type);
+			cr_expect_eq(run_call3(&prog, SYS_socket, fams[f],
+					       (uint64_t)type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0),
+				     ok ? SECCOMP_RET_ALLOW : ESOCKTNO, "family %d type %d|flags",
+				     fams[f], type);
+		}
+	cr_expect_eq(run_call3(&prog, SYS_socket, AF_INET, SOCK_PACKET, 0), ESOCKTNO);
+	sc_filter_free(&prog);
+}
+
+/* Any other inet protocol makes the kernel load its module (sctp, dccp,
+ * l2tp_ip) for an unprivileged caller; the module is then host-wide. */
+Test(seccomp, inet_sockets_allow_only_tcp_udp_and_ping_protocols)
+{
+	const int ok[] = { 0, IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMP, IPPROTO_ICMPV6 };
+	const int bad[] = { IPPROTO_SCTP, IPPROTO_DCCP, IPPROTO_UDPLITE, IPPROTO_MPTCP,
+			    115 /* IPPROTO_L2TP */, IPPROTO_RAW, IPPROTO_IGMP };
+	struct sock_fprog prog;
+
+	build_default(&prog, SC_ERRNO);
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		cr_expect_eq(run_call3(&prog, SYS_socket, AF_INET, SOCK_STREAM, ok[i]),
+			     SECCOMP_RET_ALLOW, "protocol %d", ok[i]);
+		cr_expect_eq(run_call3(&prog, SYS_socket, AF_INET6, SOCK_DGRAM, ok[i]),
+			     SECCOMP_RET_ALLOW, "protocol %d", ok[i]);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cr_expect_eq(run_call3(&prog, SYS_socket, AF_INET, SOCK_STREAM, bad[i]),
+			     EPROTONO, "protocol %d", bad[i]);
+		cr_expect_eq(run_call3(&prog, SYS_socket, AF_INET6, SOCK_DGRAM, bad[i]),
+			     EPROTONO, "protocol %d", bad[i]);
+	}
+	/* the protocol is an int: high bits must not smuggle SCTP past */
+	cr_expect_eq(run_call3(&prog, SYS_socket, AF_INET, SOCK_STREAM, (1ULL << 32) | IPPROTO_SCTP),
+		     EPROTONO);
+	sc_filter_free(&prog);
+}
+
+/* NETLINK_NETFILTER loads nf_tables, NETLINK_SOCK_DIAG the *_diag modules,
+ * NETLINK_GENERIC any genetlink family by name; NETLINK_KOBJECT_UEVENT and
+ * NETLINK_AUDIT are host daemons' interfaces.  getifaddrs() needs ROUTE. */
+Test(seccomp, netlink_sockets_allow_only_netlink_route)
+{
+	struct sock_fprog prog;
+
+	build_default(&prog, SC_ERRNO);
+	cr_expect_eq(run_call3(&prog, SYS_socket, AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC,
+			       NETLINK_ROUTE), SECCOMP_RET_ALLOW);
+	cr_expect_eq(run_call3(&prog, SYS_socket, AF_NETLINK, SOCK_DGRAM, NETLINK_ROUTE),
+		     SECCOMP_RET_ALLOW);
+	for (int proto = 1; proto < 64; proto++)
+		cr_expect_eq(run_call3(&prog, SYS_socket, AF_NETLINK, SOCK_RAW, (uint64_t)proto),
+			     EPROTONO, "netlink protocol %d", proto);
+	cr_expect_eq(run_call3(&prog, SYS_socket, AF_NETLINK, SOCK_RAW,
+			       (1ULL << 32) | NETLINK_GENERIC), EPROTONO);
+	sc_filter_free(&prog);
+}
+
+/* Unix sockets take any type and protocol: the kernel has no modules there. */
+Test(seccomp, unix_sockets_are_not_checked_further)
+{
+	struct sock_fprog prog;
+
+	build_default(&prog, SC_ERRNO);
+	cr_expect_eq(run_call3(&prog, SYS_socket, AF_UNIX, SOCK_SEQPACKET, 0), SECCOMP_RET_ALLOW);
+	cr_expect_eq(run_call3(&prog, SYS_socket, AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK, 0),
+		     SECCOMP_RET_ALLOW);
+	sc_filter_free(&prog);
+}
+
+/* A policy that allows everything keeps the socket rules too. */
+Test(seccomp, default_allow_keeps_the_socket_rules)
+{
+	struct seccomp_spec spec = { .default_action = SC_ALLOW };
+	struct sock_fprog prog;
+	struct sbx_err err = { 0 };
+
+	cr_assert_eq(sc_filter_build(&spec, &prog, &err), 0, "%s", err.msg);
+	cr_expect_eq(run_call(&prog, SYS_socketpair, AF_VSOCK, SOCK_STREAM), EAFNO);
+	cr_expect_eq(run_call3(&prog, SYS_socket, AF_INET, SOCK_PACKET, 0), ESOCKTNO);
+	cr_expect_eq(run_call3(&prog, SYS_socket, AF_NETLINK, SOCK_RAW, NETLINK_GENERIC), EPROTONO);
+	cr_expect_eq(run_call(&prog, SYS_ioctl, 0, TIOCSETD), SECCOMP_RET_ERRNO | EPERM);
+	sc_filter_free(&prog);
+}
+
+/* A -w workspace is a host directory and the jail's uid is the caller's:
+ * `chmod 4755 sh` there left a setuid-as-the-caller shell on the host. */
+Test(seccomp, chmod_family_refuses_setuid_and_setgid_bits)
+{
+	const struct { int nr; unsigned arg; } calls[] = {
+		{ SYS_chmod, 1 }, { SYS_fchmod, 1 }, { SYS_fchmodat, 2 },
+	};
+	struct sock_fprog prog;
+
+	build_default(&prog, SC_ERRNO);
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+		uint64_t a[3] = { 0 };
+
+		a[calls[i].arg] = 0755;
+		cr_expect_eq(run_call3(&prog, calls[i].nr, a[0], a[1], a[2]),
+			     SECCOMP_RET_ALLOW, "syscall %d mode 0755", calls[i].nr);
+		a[calls[i].arg] = 01777; /* sticky is harmless */
+		cr_expect_eq(run_call3(&prog, calls[i].nr, a[0], a[1], a[2]),
+			     SECCOMP_RET_ALLOW, "syscall %d mode 01777", calls[i].nr);
+		a[calls[i].arg] = 04755;
+		cr_expect_eq(run_call3(&prog, calls[i].nr, a[0], a[1], a[2]),
+			     SECCOMP_RET_ERRNO | EPERM, "syscall %d mode 04755", calls[i].nr);
+		a[calls[i].arg] = 02755;
+		cr_expect_eq(run_call3(&prog, calls[i].nr, a[0], a[1], a[2]),
+			     SECCOMP_RET_ERRNO | EPERM, "syscall %d mode 02755", calls[i].nr);
+	}
+	sc_filter_free(&prog);
+}
+
+/* fchmodat2 is outside @default, but a policy that allows it (or allows
+ * everything) must not reopen the setuid bit. */
+Test(seccomp, fchmodat2_is_checked_when_a_policy_allows_it)
+{
+	struct seccomp_spec spec = { .default_action = SC_ALLOW };
+	struct sock_fprog prog;
+	struct sbx_err err = { 0 };
+
+	cr_assert_eq(sc_filter_build(&spec, &prog, &err), 0, "%s", err.msg);
+	cr_expect_eq(run_call3(&prog, 452, AT_FDCWD, 0, 04755), SECCOMP_RET_ERRNO | EPERM);
+	cr_expect_eq(run_call3(&prog, 452, AT_FDCWD, 0, 0644), SECCOMP_RET_ALLOW);
+	cr_expect_eq(run_call3(&prog, SYS_chmod, 0, 06755, 0), SECCOMP_RET_ERRNO | EPERM);
+	sc_filter_free(&prog);
+}
+
+/* A watch-queue pipe is the entry to CVE-2022-0995 (an out-of-bounds
+ * write, public root exploit); ordinary pipe2 flags must still pass. */
+Test(seccomp, pipe2_refuses_notification_pipes_only)
+{
+	struct sock_fprog prog;
+
+	build_default(&prog, SC_ERRNO);
+	cr_expect_eq(run_call(&prog, SYS_pipe2, 0, O_EXCL /* O_NOTIFICATION_PIPE */),
+		     SECCOMP_RET_ERRNO | EPERM);
+	cr_expect_eq(run_call(&prog, SYS_pipe2, 0, O_EXCL | O_CLOEXEC), SECCOMP_RET_ERRNO | EPERM);
+	cr_expect_eq(run_call(&prog, SYS_pipe2, 0, O_CLOEXEC | O_NONBLOCK | O_DIRECT),
+		     SECCOMP_RET_ALLOW);
+	cr_expect_eq(run_call(&prog, SYS_pipe2, 0, 0), SECCOMP_RET_ALLOW);
+	cr_expect_eq(run_call(&prog, SYS_pipe, 0, 0), SECCOMP_RET_ALLOW);
 	sc_filter_free(&prog);
 }
 

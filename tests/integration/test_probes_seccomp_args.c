@@ -1,0 +1,85 @@
+/*
+ * test_probes_seccomp_args.c - the filter's argument rules, through the
+ * real sbx: each probe attempts a call that the syscall allowlist lets
+ * through and only an argument check stops.  The errno asserted is the
+ * filter's own (tests/probes/README.md, "Syscall arguments the filter
+ * checks", says why each rule exists and which were audited and left).
+ */
+#include "test_probes_common.h"
+
+#include <sys/stat.h>
+
+TestSuite(probes_seccomp_args, .init = probes_require_jail);
+
+/* Attack: socketpair(AF_VSOCK|AF_PACKET|AF_TIPC|AF_INET, ...) runs the
+ * family's create code and module autoload; only socket() checked it. */
+Test(probes_seccomp_args, socketpair_of_any_family_but_unix_is_refused)
+{
+	expect_denied("priv_socketpair_family", "EAFNOSUPPORT", NULL);
+}
+
+/* Attack: socket(AF_INET, SOCK_PACKET) becomes an AF_PACKET socket after
+ * seccomp checked the family AF_INET. */
+Test(probes_seccomp_args, inet_sock_packet_never_reaches_af_packet)
+{
+	expect_denied("net_sock_packet", "ESOCKTNOSUPPORT", NULL);
+}
+
+/* Attack: socket(AF_INET, *, IPPROTO_SCTP/DCCP/L2TP) autoloads the
+ * protocol's module on the host; UDP-Lite and MPTCP are built-in extras. */
+Test(probes_seccomp_args, inet_protocols_beyond_tcp_udp_and_ping_are_refused)
+{
+	expect_denied("net_socket_protocol", "EPROTONOSUPPORT", NULL);
+}
+
+/* Attack: NETLINK_NETFILTER/SOCK_DIAG/GENERIC load nf_tables, *_diag and
+ * genetlink modules unprivileged; AUDIT and KOBJECT_UEVENT are host
+ * daemons' interfaces. */
+Test(probes_seccomp_args, netlink_protocols_but_route_are_refused)
+{
+	expect_denied("net_netlink_protocol", "EPROTONOSUPPORT", NULL);
+}
+
+/* Attack: switching a tty to n_gsm/n_hdlc (past root exploits; ldisc
+ * module autoload). */
+Test(probes_seccomp_args, tiocsetd_is_filtered)
+{
+	expect_denied("priv_tiocsetd", "EPERM", NULL);
+}
+
+/*
+ * Attack: the jail's uid is the caller's (65534 for root) on the host, and
+ * -w is a host directory: `chmod 6755` there planted a setuid-as-the-caller
+ * program for anyone who can reach it.  The probe's verdict, and the file
+ * it left on the host, which it cannot fake.
+ */
+Test(probes_seccomp_args, setuid_bit_cannot_be_planted_in_a_host_workspace)
+{
+	char *dir = make_temp_dir();
+	char *file = xasprintf("%s/sbx-setuid-plant", dir);
+	const char *opts[] = { "-w", dir, NULL };
+	struct sbx_result r;
+	struct stat st;
+
+	if (geteuid() == 0)
+		cr_assert_eq(chown(dir, 65534, 65534), 0);
+	run_probe(&r, NULL, opts, "fs_setuid_plant", NULL);
+	int found = stat(file, &st);
+	/* remove the (maybe setuid) file before any assertion can end the test */
+	rm_tree(dir);
+	free(file);
+	free(dir);
+	expect_blocked(&r);
+	expect_errno(&r, "EPERM", NULL);
+	cr_assert_eq(found, 0, "the probe left no file: " PROBE_REPORT(&r));
+	cr_assert_eq(st.st_mode & (S_ISUID | S_ISGID), 0, "host file has mode %o",
+		     (unsigned)st.st_mode & 07777);
+	sbx_result_free(&r);
+}
+
+/* Attack: a watch-queue pipe, then IOC_WATCH_QUEUE_SET_FILTER: the
+ * out-of-bounds write of CVE-2022-0995 (public root exploit). */
+Test(probes_seccomp_args, notification_pipes_are_filtered)
+{
+	expect_denied("priv_watch_queue", "EPERM", NULL);
+}
