@@ -111,6 +111,16 @@ int ownproc_open(struct sbx_err *err)
 	return fd;
 }
 
+int jail_check_own_proc(struct sbx_err *err)
+{
+	int fd = ownproc_open(err);
+
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
 int ownproc_child_dir(int procfd, pid_t pid, int pidfd, struct sbx_err *err)
 {
 	char name[16];

@@ -186,3 +186,21 @@ Test(iface_initprivs, runs_in_a_pid_namespace_with_its_own_proc)
 	cr_assert_str_eq(buf, "RAN\n");
 	free(cmd);
 }
+
+/* doctor must not say "sbx run can work here" where run refuses (it
+ * reported every check ok under a foreign /proc). */
+Test(iface_initprivs, doctor_reports_a_proc_of_another_pid_namespace)
+{
+	const char *prefix = new_pidns_prefix();
+	char buf[16384];
+
+	require_unshare(prefix);
+	char *cmd = xasprintf("cd /tmp && exec timeout 60 %s %s doctor", prefix, sbx_path());
+	int rc = sh_output(cmd, buf, sizeof(buf));
+
+	cr_assert_eq(rc, 1, "exit %d: %s", rc, buf);
+	cr_assert(strstr(buf, "\nown /proc            missing (/proc belongs to another "
+			      "pid namespace") != NULL, "%s", buf);
+	cr_assert(strstr(buf, "--mount-proc") != NULL, "no fix given: %s", buf);
+	free(cmd);
+}
