@@ -375,8 +375,8 @@ static void send_ready(const struct jail_plan *plan)
  * The init is a memory copy of sbx: its /proc/1/cmdline and environ are
  * sbx's host command line (bind sources, -e values, the policy path) and
  * environment (the caller's tokens), readable by the program.  Nothing
- * after the root is built needs those strings (the target's argv and env
- * are separate copies), so they go.
+ * after GO may point into them (the target's argv and env, the policy's
+ * strings are heap copies), so they go.
  */
 static void wipe_host_args(const struct jail_plan *plan)
 {
