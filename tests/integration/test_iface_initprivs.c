@@ -204,3 +204,34 @@ Test(iface_initprivs, doctor_reports_a_proc_of_another_pid_namespace)
 	cr_assert(strstr(buf, "--mount-proc") != NULL, "no fix given: %s", buf);
 	free(cmd);
 }
+
+/*
+ * The damage itself, as root: in a pid namespace B with its own /proc, a
+ * victim with a fresh user namespace is pid 2; sbx runs one pid namespace
+ * deeper without a /proc, so its init is pid 2 there too, and the old sbx
+ * wrote "65534 65534 1" into the victim's uid_map.  It must stay empty.
+ */
+Test(iface_initprivs, never_writes_the_uid_map_of_another_process)
+{
+	char buf[16384];
+
+	if (geteuid() != 0)
+		cr_skip_test("SKIP: needs root (only a parent namespace's root may "
+			     "write a map into another process's user namespace)");
+	require_unshare("unshare --pid --fork");
+	char *cmd = xasprintf(
+		"cd /tmp && exec timeout 30 unshare --pid --fork --mount-proc sh -c '"
+		"unshare --user sleep 30 & v=$!; sleep 0.3; "
+		"[ $v = 2 ] || echo \"victim is pid $v, not 2\"; "
+		"unshare --pid --fork %s run -q -- /bin/true; "
+		"echo \"map:[$(cat /proc/$v/uid_map)]$(kill -0 $v && echo alive)\"; "
+		"kill $v'", sbx_path());
+
+	sh_output(cmd, buf, sizeof(buf));
+	if (strstr(buf, "victim is pid"))
+		cr_skip_test("SKIP: the test's victim did not get pid 2: %s", buf);
+	/* alive: else an empty read would prove nothing */
+	cr_assert(strstr(buf, "map:[]alive") != NULL, "the victim's uid_map was written: %s",
+		  buf);
+	free(cmd);
+}
