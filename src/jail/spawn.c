@@ -4,7 +4,8 @@
  * Runs in the supervisor.  The seccomp program is compiled here before the
  * clone so the target does no libseccomp work.  The child (the jail's init,
  * init.c) waits on a pipe until its maps are written, because until then it
- * has no valid uid inside its user namespace.
+ * has no valid uid inside its user namespace.  The maps are written through
+ * /proc only once ownproc.c has checked it is this pid namespace's.
  */
 #include "jail/internal.h"
 #include "jail/seccomp.h"
