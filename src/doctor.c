@@ -35,6 +35,7 @@
 #include <cjson/cJSON.h>
 
 #include "commands.h"
+#include "jail/jail.h"
 
 #define PROBE_TIMEOUT_S 5
 #define APPARMOR_FIX \
@@ -265,6 +266,19 @@ static enum state probe_proc(char *detail, size_t len)
 }
 
 /* Bring lo up, as --net loopback does. */
+/* sbx run refuses a /proc of another pid namespace (jail/ownproc.c). */
+static enum state probe_own_proc(char *detail, size_t len)
+{
+	struct sbx_err err = { 0 };
+
+	if (jail_check_own_proc(&err) < 0) {
+		fmt(detail, len, "%.*s", (int)strcspn(err.msg, ":"), err.msg);
+		return ST_MISSING;
+	}
+	fmt(detail, len, "/proc is this pid namespace's");
+	return ST_OK;
+}
+
 static int loopback_up(char *detail, size_t len)
 {
 	struct ifreq ifr;
@@ -566,6 +580,10 @@ static void fix_inside_userns(struct check *c)
 		return;
 	if (read_long("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1)
 		fmt(c->fix, sizeof(c->fix), APPARMOR_FIX);
+	else if (!strcmp(c->name, "own /proc"))
+		fmt(c->fix, sizeof(c->fix), "mount a proc for sbx's pid namespace: "
+		    "unshare --pid --fork --mount-proc, bwrap --unshare-pid --proc /proc, "
+		    "or mount -t proc proc /proc in a new mount namespace");
 	else if (!strcmp(c->name, "pid namespace+proc"))
 		fmt(c->fix, sizeof(c->fix), "a fully visible /proc is needed to mount a new "
 		    "one: in a container, run sbx on the host or unmask /proc "
@@ -617,6 +635,7 @@ static const struct check_def check_defs[] = {
 	{ "user namespaces", true, probe_userns, fix_userns },
 	{ "mount namespace", true, probe_mount, fix_inside_userns },
 	{ "pid namespace+proc", true, probe_proc, fix_inside_userns },
+	{ "own /proc", true, probe_own_proc, fix_inside_userns },
 	{ "network namespace", true, probe_net, fix_inside_userns },
 	{ "ipc/uts/cgroup ns", true, probe_other_ns, fix_inside_userns },
 	{ "seccomp", true, probe_seccomp, fix_seccomp },

@@ -1,5 +1,6 @@
 /*
- * caps.c - drop every capability the target holds in its user namespace.
+ * caps.c - drop every capability a jail process holds in its user namespace
+ * (the init at GO, then the target before exec).
  *
  * A fresh user namespace gives its first process every capability inside
  * it.  The target must keep none: effective, permitted, inheritable,
@@ -43,6 +44,12 @@ static int verify_dropped(struct sbx_err *err)
 
 int caps_drop_all(struct sbx_err *err)
 {
+	struct sbx_err held = { 0 };
+
+	/* Already none (the target of an init that dropped its own): without
+	 * CAP_SETPCAP libcap-ng cannot even rewrite an empty bounding set. */
+	if (verify_dropped(&held) == 0)
+		return 0;
 	capng_clear(CAPNG_SELECT_ALL);
 	if (capng_apply(CAPNG_SELECT_ALL) < 0)
 		return err_set(err, ERR_SETUP, errno ? errno : EPERM,

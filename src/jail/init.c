@@ -3,7 +3,8 @@
  *
  * Life: wait for the uid/gid maps -> become the jail user -> tie our life
  * to the supervisor's -> build the root, hostname, lo -> CTL_READY -> wait
- * for CTL_GO -> fork the target -> CTL_STARTED or CTL_EXEC_FAILED -> reap
+ * for CTL_GO -> drop every capability, wipe sbx's argv/environ copy ->
+ * fork the target -> CTL_STARTED or CTL_EXEC_FAILED -> reap
  * everything; when the target ends, CTL_EXITED, then SIGTERM the rest,
  * kill_grace, SIGKILL, reap, _exit.  The end of pid 1 ends the namespace.
  *
@@ -375,6 +376,52 @@ static void send_ready(const struct jail_plan *plan, int fd)
 		close(fd);
 }
 
+/*
+ * The init is a memory copy of sbx: its /proc/1/cmdline and environ are
+ * sbx's host command line (bind sources, -e values, the policy path) and
+ * environment (the caller's tokens), readable by the program.  Nothing
+ * after GO may point into them (the target's argv and env, the policy's
+ * strings are heap copies), so they go.
+ */
+static void wipe_host_args(const struct jail_plan *plan)
+{
+	static const char name[] = "sbx-init";
+	char *args = (char *)plan->arg_start;
+	size_t len = plan->arg_end - plan->arg_start;
+
+	if (len > 0) {
+		memset(args, 0, len);
+		memcpy(args, name, len - 1 < sizeof(name) - 1 ? len - 1 : sizeof(name) - 1);
+	}
+	if (plan->env_end > plan->env_start)
+		memset((char *)plan->env_start, 0, plan->env_end - plan->env_start);
+	prctl(PR_SET_NAME, name, 0, 0, 0);
+}
+
+/*
+ * At GO, after every setup step that needs a capability, before the
+ * target: the init keeps nothing the program could take over.  What it
+ * still does (fork, reap, kill(-1) of processes with its own uid, the
+ * control socket) needs no capability.
+ */
+static void init_drop_privileges(const struct jail_plan *plan)
+{
+	struct sbx_err err = { 0 };
+
+	wipe_host_args(plan);
+	if (caps_drop_all(&err) < 0) {
+		err_prefix(&err, "the jail init: ");
+		setup_failed(plan, &err);
+	}
+	/* Nothing the init might exec could raise its privileges again. */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+		err_set(&err, ERR_SETUP, errno, "prctl(PR_SET_NO_NEW_PRIVS) in the "
+			"jail init: %s", strerror(errno));
+		setup_failed(plan, &err);
+	}
+	jail_log(plan, "init: capabilities dropped, host argv/environ wiped");
+}
+
 void init_main(struct jail_plan *plan)
 {
 	char go;
@@ -387,5 +434,6 @@ void init_main(struct jail_plan *plan)
 	plan->sync_fd = -1;
 	send_ready(plan, build_jail(plan));
 	wait_for_go(plan);
+	init_drop_privileges(plan);
 	start_target(plan);
 }

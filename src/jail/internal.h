@@ -32,6 +32,9 @@ struct jail_plan {
 	int sync_fd;            /* read end: one byte once the maps are written */
 	bool host_root;         /* sbx runs as root: drop groups in the init */
 	uint64_t t0_ns;         /* CLOCK_MONOTONIC at jail_spawn, for -v */
+	/* sbx's argv and environ strings, [start, end) as /proc/self/stat
+	 * gives them: the init wipes its copy (init_drop_privileges). */
+	uintptr_t arg_start, arg_end, env_start, env_end;
 };
 
 /* init.c: the jail's pid 1; never returns. */
@@ -86,6 +89,13 @@ int net_loopback_up(struct sbx_err *err);
  * RLIMIT_AS separately, as the last step before seccomp. */
 int rlimit_apply(const struct policy *p, struct sbx_err *err);
 int rlimit_apply_memory(const struct policy *p, struct sbx_err *err);
+
+/* ownproc.c: /proc, checked to be the one of sbx's pid namespace (-1 and
+ * err naming the fix when not); the init's /proc/<pid> directory, checked
+ * to be the live child's; the argv/environ bounds into PLAN. */
+int ownproc_open(struct sbx_err *err);
+int ownproc_child_dir(int procfd, pid_t pid, int pidfd, struct sbx_err *err);
+int ownproc_arg_area(int procfd, struct jail_plan *plan, struct sbx_err *err);
 
 /* caps.c: drop every capability in every set and verify. */
 int caps_drop_all(struct sbx_err *err);

@@ -56,4 +56,11 @@ void jail_release(struct jail *j);
  */
 int jail_check_not_setuid(struct sbx_err *err);
 
+/*
+ * 0 when /proc is the procfs of sbx's own pid namespace, as jail_spawn
+ * requires; else -1 with err (ERR_SETUP) saying how to mount one.  For
+ * `sbx doctor`.
+ */
+int jail_check_own_proc(struct sbx_err *err);
+
 #endif

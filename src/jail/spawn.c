@@ -4,7 +4,8 @@
  * Runs in the supervisor.  The seccomp program is compiled here before the
  * clone so the target does no libseccomp work.  The child (the jail's init,
  * init.c) waits on a pipe until its maps are written, because until then it
- * has no valid uid inside its user namespace.
+ * has no valid uid inside its user namespace.  The maps are written through
+ * /proc only once ownproc.c has checked it is this pid namespace's.
  */
 #include "jail/internal.h"
 #include "jail/seccomp.h"
@@ -92,24 +93,24 @@ static int clone_error(struct sbx_err *err, int e)
 	return err_set(err, ERR_SETUP, e, "clone: %s", strerror(e));
 }
 
-static int write_file(pid_t pid, const char *name, const char *text,
+/* Write NAME under the init's /proc directory DIRFD (see ownproc.c). */
+static int write_file(int dirfd, pid_t pid, const char *name, const char *text,
 		      struct sbx_err *err)
 {
-	char path[64];
 	size_t len = strlen(text);
 	int fd, e = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
+	fd = openat(dirfd, name, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0 || write(fd, text, len) != (ssize_t)len)
 		e = errno ? errno : EIO;
 	if (fd >= 0)
 		close(fd);
 	if (e)
 		return err_set(err, ERR_SETUP, e,
-			       "writing %s '%.*s': %s (the user namespace "
+			       "writing /proc/%d/%s '%.*s': %s (the user namespace "
 			       "could not map uid/gid; see 'sbx doctor')",
-			       path, (int)strcspn(text, "\n"), text, strerror(e));
+			       (int)pid, name, (int)strcspn(text, "\n"), text,
+			       strerror(e));
 	return 0;
 }
 
@@ -118,7 +119,7 @@ static int write_file(pid_t pid, const char *name, const char *text,
  * caller can only map itself; a root caller maps to 65534 so that the jail
  * never runs as host root.
  */
-static int write_maps(pid_t pid, const struct policy *p, bool host_root,
+static int write_maps(int dirfd, pid_t pid, const struct policy *p, bool host_root,
 		      uint32_t *host_uid, struct sbx_err *err)
 {
 	uint32_t out_uid = host_root ? ROOT_CALLER_HOST_ID : geteuid();
@@ -128,13 +129,13 @@ static int write_maps(pid_t pid, const struct policy *p, bool host_root,
 	/* Unprivileged: setgroups must be denied before gid_map is writable
 	 * (CVE-2014-8989: dropping groups could bypass negative ACLs).  Root
 	 * keeps it allowed so that the init can drop root's groups. */
-	if (!host_root && write_file(pid, "setgroups", "deny", err) < 0)
+	if (!host_root && write_file(dirfd, pid, "setgroups", "deny", err) < 0)
 		return -1;
 	snprintf(map, sizeof(map), "%u %u 1\n", p->uid, out_uid);
-	if (write_file(pid, "uid_map", map, err) < 0)
+	if (write_file(dirfd, pid, "uid_map", map, err) < 0)
 		return -1;
 	snprintf(map, sizeof(map), "%u %u 1\n", p->gid, out_gid);
-	if (write_file(pid, "gid_map", map, err) < 0)
+	if (write_file(dirfd, pid, "gid_map", map, err) < 0)
 		return -1;
 	*host_uid = out_uid;
 	return 0;
@@ -159,11 +160,17 @@ static void abort_init(pid_t pid, int pidfd)
 	close(pidfd);
 }
 
-static int finish_parent(struct jail_plan *plan, pid_t pid, int pidfd,
+static int finish_parent(struct jail_plan *plan, int procfd, pid_t pid, int pidfd,
 			 int sv, int sync_w, struct jail *out, struct sbx_err *err)
 {
 	uint32_t host_uid = 0;
-	int rc = write_maps(pid, plan->policy, plan->host_root, &host_uid, err);
+	int dirfd = ownproc_child_dir(procfd, pid, pidfd, err), rc = -1;
+
+	if (dirfd >= 0) {
+		rc = write_maps(dirfd, pid, plan->policy, plan->host_root,
+				&host_uid, err);
+		close(dirfd);
+	}
 
 	if (rc == 0 && write(sync_w, "g", 1) != 1)
 		rc = err_set(err, ERR_SETUP, errno, "waking the jail init: %s",
@@ -201,16 +208,25 @@ int jail_spawn(const struct jail_spec *spec, struct jail *out, struct sbx_err *e
 		.spec = spec, .policy = spec->policy,
 		.host_root = geteuid() == 0, .t0_ns = jail_now_ns(),
 	};
-	int sv[2], sync[2], pidfd = -1, rc, e;
+	int sv[2], sync[2], pidfd = -1, procfd, rc, e;
 	pid_t pid;
 
 	out->init_pid = -1;
 	out->pidfd = out->ctl_fd = -1;
-	if (sc_filter_build(&spec->policy->seccomp, &plan.prog, err) < 0)
+	/* Before anything: a /proc of another pid namespace would point the
+	 * uid/gid maps at another process. */
+	procfd = ownproc_open(err);
+	if (procfd < 0)
 		return -1;
+	if (ownproc_arg_area(procfd, &plan, err) < 0 ||
+	    sc_filter_build(&spec->policy->seccomp, &plan.prog, err) < 0) {
+		close(procfd);
+		return -1;
+	}
 	jail_log(&plan, "seccomp filter compiled (%u instructions)", plan.prog.len);
 	if (make_channels(sv, sync, err) < 0) {
 		sc_filter_free(&plan.prog);
+		close(procfd);
 		return -1;
 	}
 	plan.ctl_fd = sv[1];
@@ -225,11 +241,13 @@ int jail_spawn(const struct jail_spec *spec, struct jail *out, struct sbx_err *e
 	close(sv[1]);
 	close(sync[0]);
 	if (pid < 0) {
+		close(procfd);
 		close(sv[0]);
 		close(sync[1]);
 		return clone_error(err, e);
 	}
-	rc = finish_parent(&plan, pid, pidfd, sv[0], sync[1], out, err);
+	rc = finish_parent(&plan, procfd, pid, pidfd, sv[0], sync[1], out, err);
+	close(procfd);
 	return rc;
 }
 
