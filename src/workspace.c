@@ -67,12 +67,13 @@ static int check_step(int fd, const char *path, struct sbx_err *err)
 
 /*
  * Open TMPDIR one component at a time from "/" (O_NOFOLLOW), checking each
- * directory on the way by its fd: what is checked is what is used.
+ * directory on the way by its fd: what is checked is what is used.  PATH
+ * gets the resolved name: the jail mounts the workspace by name, and a
+ * symlink on the way (TMPDIR=/home/u/link) could be turned elsewhere later.
  */
-static int open_tmp_root(struct sbx_err *err)
+static int open_tmp_root(char path[PATH_MAX], struct sbx_err *err)
 {
 	char *real = realpath(tmp_root(), NULL), *save = NULL, *comp;
-	char path[PATH_MAX] = "/";
 	int fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	if (!real || fd < 0) {
@@ -83,6 +84,7 @@ static int open_tmp_root(struct sbx_err *err)
 		return err_set(err, ERR_SETUP, e, "TMPDIR %s: %s (set TMPDIR to a writable directory)",
 			       tmp_root(), strerror(e));
 	}
+	strcpy(path, "/");
 	for (comp = strtok_r(real, "/", &save); fd >= 0; comp = strtok_r(NULL, "/", &save)) {
 		int next;
 
@@ -93,7 +95,7 @@ static int open_tmp_root(struct sbx_err *err)
 		}
 		if (!comp)
 			break;
-		snprintf(path + strlen(path), sizeof(path) - strlen(path), "%s%s",
+		snprintf(path + strlen(path), PATH_MAX - strlen(path), "%s%s",
 			 path[1] ? "/" : "", comp);
 		next = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		close(fd);
@@ -118,7 +120,7 @@ static int open_tmp_root(struct sbx_err *err)
  * (mkdirat, openat O_NOFOLLOW, unlinkat): a name another user renames or
  * replaces by a symlink meanwhile never leads sbx anywhere else.
  */
-static int open_parent(int tmpfd, char **path, struct sbx_err *err)
+static int open_parent(int tmpfd, const char *tmp_path, char **path, struct sbx_err *err)
 {
 	char name[32];
 	struct stat st;
@@ -135,7 +137,7 @@ static int open_parent(int tmpfd, char **path, struct sbx_err *err)
 			       tmp_root(), (unsigned)(st.st_mode & 0777), JAILED_ROOT_UID);
 
 	snprintf(name, sizeof(name), "sbx-%u", (unsigned)geteuid());
-	if (asprintf(path, "%s/%s", tmp_root(), name) < 0) {
+	if (asprintf(path, "%s%s%s", tmp_path, tmp_path[1] ? "/" : "", name) < 0) {
 		*path = NULL;
 		return err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
 	}
@@ -257,7 +259,8 @@ static int create_locked(struct workspace *ws, int pfd, const char *parent,
 static int make_disposable(struct workspace *ws, struct sbx_err *err)
 {
 	char *parent = NULL;
-	int pfd = -1, tmpfd = open_tmp_root(err);
+	char tmp_path[PATH_MAX];
+	int pfd = -1, tmpfd = open_tmp_root(tmp_path, err);
 
 	if (tmpfd < 0)
 		return -1;
@@ -265,7 +268,7 @@ static int make_disposable(struct workspace *ws, struct sbx_err *err)
 	for (int attempt = 0; attempt < 16; attempt++) {
 		free(parent);
 		parent = NULL;
-		pfd = open_parent(tmpfd, &parent, err);
+		pfd = open_parent(tmpfd, tmp_path, &parent, err);
 		if (pfd < 0)
 			break;
 		reclaim_stale(pfd);
