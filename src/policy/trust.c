@@ -113,15 +113,17 @@ const char *policy_file_untrusted(int fd, const char *path, char *buf, size_t ca
 static char *trusted_sbx_dir(const char *base)
 {
 	char *dir = NULL, real[PATH_MAX], why[256];
+	bool ok = false;
 
 	if (asprintf(&dir, "%s/sbx", base) < 0)
 		return NULL;
 	if (!policy_trust_needed())
 		return dir;
-	/* a missing directory holds nothing: its parent decides */
-	if ((realpath(dir, real) && !chain_untrusted(real, true, why, sizeof(why))) ||
-	    (errno == ENOENT && realpath(base, real) &&
-	     !chain_untrusted(real, true, why, sizeof(why))))
+	if (realpath(dir, real))
+		ok = !chain_untrusted(real, true, why, sizeof(why));
+	else if (errno == ENOENT && realpath(base, real)) /* nothing in it yet: */
+		ok = !chain_untrusted(real, true, why, sizeof(why)); /* its parent decides */
+	if (ok)
 		return dir;
 	free(dir);
 	return NULL;
