@@ -30,7 +30,9 @@ struct result;
 
 enum art_reason {
 	ART_R_FILE_COUNT, ART_R_DEPTH, ART_R_PATH_LENGTH, ART_R_UNREADABLE,
-	ART_R_PROBE_BUDGET, ART_R_COUNT
+	ART_R_PROBE_BUDGET,
+	/* -o: over the total budget; not the program's own file; copy failed */
+	ART_R_OUT_BUDGET, ART_R_OUT_REFUSED, ART_R_OUT_FAILED, ART_R_COUNT
 };
 
 struct art_entry {
@@ -85,12 +87,23 @@ struct artifacts *art_diff(int dirfd, const struct art_scan *before,
 void art_free(struct artifacts *a);
 
 /*
- * Copy the created and changed regular files of A from WS_DIRFD to OUT_DIRFD
- * (keeping their relative paths).  Returns the number of files that could
- * not be copied; each is named on stderr.
+ * Total data bytes -o writes by default: ART_OUT_BUDGET_FILES times the
+ * file-size limit, at most ART_OUT_BUDGET_MAX (also when it is unlimited).
  */
-int art_copy_out(const struct artifacts *a, int ws_dirfd, int out_dirfd,
-		 const char *out_name);
+#define ART_OUT_BUDGET_FILES 4
+#define ART_OUT_BUDGET_MAX (4ULL << 30)
+uint64_t art_out_budget(uint64_t file_size_mb);
+
+/*
+ * Copy the created and changed regular files of A from WS_DIRFD to OUT_DIRFD
+ * (keeping their relative paths), holes as holes, each through a fresh
+ * temporary file renamed into place, at most BUDGET data bytes in all.
+ * Files not copied (over the budget, not the program's own: a hard link
+ * to a file outside, or failed) are named on stderr and counted in A's
+ * artifact_truncation; returns their number.
+ */
+int art_copy_out(struct artifacts *a, int ws_dirfd, int out_dirfd,
+		 const char *out_name, uint64_t budget);
 
 /*
  * Add "files", "artifact_truncation", "stage" and "compile" of R to the

@@ -3,7 +3,8 @@
  * has their runtime.
  *
  * Presets are the built-in policies plus $XDG_CONFIG_HOME/sbx/NAME.policy and
- * /etc/sbx/NAME.policy that have a lang block; a user file overrides a
+ * /etc/sbx/NAME.policy that have a lang block (run by root, from the
+ * directories policy/trust.h trusts); a user file overrides a
  * built-in of the same name (XDG > /etc > built-in).  The runtime is the
  * first word of lang.compile (else lang.run); "available" says the host has
  * it, and "version" is the first line lang.version prints when it is run
@@ -22,6 +23,7 @@
 #include "lang.h"
 #include "policy/builtin.h"
 #include "policy/policy.h"
+#include "policy/trust.h"
 
 struct preset {
 	char *name;
@@ -90,18 +92,15 @@ static int scan_dir(struct preset_list *l, const char *dir)
 
 static int collect(struct preset_list *l)
 {
-	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-	char *dir = NULL;
+	/* the same directory policy_load reads: as root, never one another
+	 * user controls (trust.h); each file is checked again as it loads */
+	char *dir = policy_config_dir();
 	int rc = 0;
 
 	for (size_t i = 0; rc == 0 && i < builtin_policies_count; i++)
 		rc = preset_put(l, builtin_policies[i].name, NULL);
 	if (rc == 0)
 		rc = scan_dir(l, "/etc/sbx");
-	if (xdg && xdg[0] == '/')
-		rc = rc ? rc : (asprintf(&dir, "%s/sbx", xdg) < 0 ? -1 : 0);
-	else if (home && home[0] == '/')
-		rc = rc ? rc : (asprintf(&dir, "%s/.config/sbx", home) < 0 ? -1 : 0);
 	if (rc == 0 && dir)
 		rc = scan_dir(l, dir);
 	free(dir);

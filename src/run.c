@@ -172,13 +172,21 @@ static int prepare_workspace(struct run_ctx *c, struct sbx_err *err)
 static int open_out_dir(struct run_ctx *c, struct sbx_err *err)
 {
 	const char *dir = c->opts.out_dir;
+	struct stat st;
 
 	if (!dir)
 		return 0;
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
 		return err_set(err, ERR_USAGE, errno, "--out %s: mkdir: %s", dir,
 			       strerror(errno));
-	c->out_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* O_NOFOLLOW: a symlink planted as DIR (say to /etc) must not receive
+	 * the program's files with sbx's rights */
+	c->out_fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (c->out_fd < 0 && (errno == ELOOP || errno == ENOTDIR) &&
+	    lstat(dir, &st) == 0 && S_ISLNK(st.st_mode))
+		return err_set(err, ERR_USAGE, ELOOP,
+			       "--out %s: is a symbolic link (name the directory it points to)",
+			       dir);
 	if (c->out_fd < 0)
 		return err_set(err, ERR_USAGE, errno, "--out %s: %s (name a directory)",
 			       dir, strerror(errno));
@@ -409,8 +417,8 @@ static void collect_files(struct run_ctx *c)
 		return;
 	}
 	if (c->out_fd >= 0)
-		(void)art_copy_out(c->res.files, c->ws.dirfd, c->out_fd,
-				   c->opts.out_dir);
+		(void)art_copy_out(c->res.files, c->ws.dirfd, c->out_fd, c->opts.out_dir,
+				   art_out_budget(policy_limit(&c->policy, LIM_FILE_SIZE_MB)));
 }
 
 static void free_stages(struct run_ctx *c)

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -35,23 +36,99 @@ static const char *tmp_root(void)
 }
 
 /*
+ * Run by root, may another user rename or replace entries of the directory
+ * ST (of PATH)?  Then a name sbx checked could lead elsewhere later.
+ */
+static int check_ancestor(const struct stat *st, const char *path, struct sbx_err *err)
+{
+	bool others_write = (st->st_mode & (S_IWGRP | S_IWOTH)) && !(st->st_mode & S_ISVTX);
+
+	if (geteuid() != 0 || (st->st_uid == 0 && !others_write))
+		return 0;
+	return err_set(err, ERR_SETUP, EPERM,
+		       "TMPDIR %s: %s %s (mode %04o, owner uid %u): run by root, sbx makes "
+		       "workspaces only where no other user can rename or replace a directory "
+		       "on the way (set TMPDIR to a directory such as /tmp, or chmod +t / go-w it)",
+		       tmp_root(), st->st_uid != 0 ? "the directory is owned by another user:"
+						 : "the directory is writable by others without the sticky bit:",
+		       path, (unsigned)(st->st_mode & 07777), (unsigned)st->st_uid);
+}
+
+/* The directory FD (named PATH) may stand on TMPDIR's path. */
+static int check_step(int fd, const char *path, struct sbx_err *err)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return err_set(err, ERR_SETUP, errno, "TMPDIR %s: %s: %s", tmp_root(), path,
+			       strerror(errno));
+	return check_ancestor(&st, path, err);
+}
+
+/*
+ * Open TMPDIR one component at a time from "/" (O_NOFOLLOW), checking each
+ * directory on the way by its fd: what is checked is what is used.  PATH
+ * gets the resolved name: the jail mounts the workspace by name, and a
+ * symlink on the way (TMPDIR=/home/u/link) could be turned elsewhere later.
+ */
+static int open_tmp_root(char path[PATH_MAX], struct sbx_err *err)
+{
+	char *real = realpath(tmp_root(), NULL), *save = NULL, *comp;
+	int fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (!real || fd < 0) {
+		int e = errno;
+		free(real);
+		if (fd >= 0)
+			close(fd);
+		return err_set(err, ERR_SETUP, e, "TMPDIR %s: %s (set TMPDIR to a writable directory)",
+			       tmp_root(), strerror(e));
+	}
+	strcpy(path, "/");
+	for (comp = strtok_r(real, "/", &save); fd >= 0; comp = strtok_r(NULL, "/", &save)) {
+		int next;
+
+		if (check_step(fd, path, err) < 0) {
+			close(fd);
+			fd = -1;
+			break;
+		}
+		if (!comp)
+			break;
+		snprintf(path + strlen(path), PATH_MAX - strlen(path), "%s%s",
+			 path[1] ? "/" : "", comp);
+		next = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(fd);
+		fd = next;
+		if (fd < 0)
+			err_set(err, ERR_SETUP, errno, "TMPDIR %s: %s changed while being opened: %s",
+				tmp_root(), path, strerror(errno));
+	}
+	free(real);
+	return fd;
+}
+
+/*
  * Disposable workspaces live in $TMPDIR/sbx-UID/ws-XXXXXX.  Each run holds
  * an flock on its own directory for its whole life, so the next run can
  * tell what a crashed (SIGKILLed) sbx left and remove it (requirements item
  * 110) by looking in one small directory, not the whole of $TMPDIR.  The
  * lock dies with the process, so a reused pid can never look alive.  Runs
  * create under a shared lock on the parent and reclaim under an exclusive
- * one, so a directory between mkdtemp and its flock is never taken for
- * stale.
+ * one, so a directory between mkdirat and its flock is never taken for
+ * stale.  Everything below TMPDIR is made, opened and removed by fd
+ * (mkdirat, openat O_NOFOLLOW, unlinkat): a name another user renames or
+ * replaces by a symlink meanwhile never leads sbx anywhere else.
  */
-static int open_parent(char **path, struct sbx_err *err)
+static int open_parent(int tmpfd, const char *tmp_path, char **path, struct sbx_err *err)
 {
+	char name[32];
 	struct stat st;
-	int fd;
+	int fd = -1;
 
 	/* run by root, the program is host uid 65534 and must reach its
 	 * workspace through TMPDIR: say so here, not as a mount failure */
-	if (geteuid() == 0 && stat(tmp_root(), &st) == 0 && !(st.st_mode & S_IXOTH) &&
+	if (geteuid() == 0 && fstat(tmpfd, &st) == 0 && !(st.st_mode & S_IXOTH) &&
 	    st.st_uid != JAILED_ROOT_UID)
 		return err_set(err, ERR_SETUP, EACCES,
 			       "TMPDIR %s is not searchable by others (mode %03o): run by root, "
@@ -59,18 +136,19 @@ static int open_parent(char **path, struct sbx_err *err)
 			       "(use a TMPDIR such as /tmp, or chmod o+x it)",
 			       tmp_root(), (unsigned)(st.st_mode & 0777), JAILED_ROOT_UID);
 
-	if (asprintf(path, "%s/sbx-%u", tmp_root(), (unsigned)geteuid()) < 0) {
+	snprintf(name, sizeof(name), "sbx-%u", (unsigned)geteuid());
+	if (asprintf(path, "%s%s%s", tmp_path, tmp_path[1] ? "/" : "", name) < 0) {
 		*path = NULL;
 		return err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
 	}
 	/* a run that just ended may rmdir it between our mkdir and open */
 	for (int attempt = 0; attempt < 16; attempt++) {
 		/* 0711: run by root, the jail's host uid 65534 must traverse it */
-		if (mkdir(*path, 0711) < 0 && errno != EEXIST)
+		if (mkdirat(tmpfd, name, 0711) < 0 && errno != EEXIST)
 			return err_set(err, ERR_SETUP, errno,
 				       "mkdir %s: %s (set TMPDIR to a writable directory)",
 				       *path, strerror(errno));
-		fd = open(*path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		fd = openat(tmpfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd >= 0 || errno != ENOENT)
 			break;
 	}
@@ -120,36 +198,60 @@ static void reclaim_stale(int parent_fd)
 	(void)rc;
 }
 
-/* mkdtemp + flock under a shared lock on the parent (see above). */
+/* A fresh "ws-XXXXXXXXXX" name from the kernel's random pool. */
+static int random_name(char *name, size_t cap)
+{
+	static const char set[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	unsigned char r[10];
+
+	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+		return -1;
+	snprintf(name, cap, "ws-");
+	for (size_t i = 0; i < sizeof(r) && i + 4 < cap; i++) {
+		name[3 + i] = set[r[i] % (sizeof(set) - 1)];
+		name[4 + i] = '\0';
+	}
+	return 0;
+}
+
+/* mkdirat + openat (never by path) of a fresh 0700 directory in PFD. */
+static int make_ws_dir(struct workspace *ws, int pfd, char *name, size_t cap)
+{
+	for (int attempt = 0; attempt < 32; attempt++) {
+		if (random_name(name, cap) < 0)
+			return -1;
+		if (mkdirat(pfd, name, 0700) == 0)
+			break;
+		if (errno != EEXIST)
+			return -1;
+	}
+	ws->disposable = true; /* from here on, workspace_close removes it */
+	ws->dirfd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return ws->dirfd < 0 ? -1 : 0;
+}
+
+/* A fresh directory + flock under a shared lock on the parent (see above). */
 static int create_locked(struct workspace *ws, int pfd, const char *parent,
 			 struct sbx_err *err)
 {
+	char name[32] = "ws-";
 	int e = 0;
 
-	if (asprintf(&ws->host_path, "%s/ws-XXXXXX", parent) < 0) {
-		ws->host_path = NULL;
-		errno = ENOMEM;
-		return err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
-	}
 	while (flock(pfd, LOCK_SH) < 0 && errno == EINTR)
 		;
-	/* mkdtemp: a unique 0700 directory, so parallel runs never share one */
-	if (!mkdtemp(ws->host_path)) {
+	/* a unique 0700 directory, so parallel runs never share one */
+	if (make_ws_dir(ws, pfd, name, sizeof(name)) < 0 ||
+	    flock(ws->dirfd, LOCK_EX | LOCK_NB) < 0)
 		e = errno;
-		err_set(err, ERR_SETUP, e, "mkdtemp %s: %s (set TMPDIR to a writable directory)",
-			ws->host_path, strerror(e));
-		free(ws->host_path);
-		ws->host_path = NULL;
-	} else {
-		ws->disposable = true; /* from here on, workspace_close removes it */
-		ws->dirfd = open(ws->host_path,
-				 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (ws->dirfd < 0 || flock(ws->dirfd, LOCK_EX | LOCK_NB) < 0) {
-			e = errno;
-			err_set(err, ERR_SETUP, e, "open %s: %s", ws->host_path, strerror(e));
-		}
-	}
 	(void)flock(pfd, LOCK_UN);
+	/* made: workspace_close needs its name to remove it */
+	if (ws->disposable && asprintf(&ws->host_path, "%s/%s", parent, name) < 0) {
+		ws->host_path = NULL;
+		e = e ? e : ENOMEM;
+	}
+	if (e)
+		err_set(err, ERR_SETUP, e, "mkdir %s/%s: %s (set TMPDIR to a writable directory)",
+			parent, name, strerror(e));
 	errno = e;
 	return e ? -1 : 0;
 }
@@ -157,29 +259,36 @@ static int create_locked(struct workspace *ws, int pfd, const char *parent,
 static int make_disposable(struct workspace *ws, struct sbx_err *err)
 {
 	char *parent = NULL;
-	int pfd = -1;
+	char tmp_path[PATH_MAX];
+	int pfd = -1, tmpfd = open_tmp_root(tmp_path, err);
 
+	if (tmpfd < 0)
+		return -1;
 	/* a concurrent run may rmdir the empty parent in between: retry */
 	for (int attempt = 0; attempt < 16; attempt++) {
 		free(parent);
-		free(ws->host_path);
-		ws->host_path = NULL;
-		pfd = open_parent(&parent, err);
+		parent = NULL;
+		pfd = open_parent(tmpfd, tmp_path, &parent, err);
 		if (pfd < 0)
 			break;
 		reclaim_stale(pfd);
-		if (create_locked(ws, pfd, parent, err) == 0 || errno != ENOENT)
+		if (create_locked(ws, pfd, parent, err) == 0 || errno != ENOENT ||
+		    ws->disposable)
 			break;
 		close(pfd);
 		pfd = -1;
 	}
 	free(parent);
-	if (pfd < 0 || ws->dirfd < 0) {
+	if (!ws->disposable) { /* nothing was made: nothing to remove */
 		if (pfd >= 0)
 			close(pfd);
+		close(tmpfd);
 		return -1;
 	}
-	close(pfd);
+	ws->parent_fd = pfd;
+	ws->tmp_fd = tmpfd;
+	if (ws->dirfd < 0 || !ws->host_path)
+		return -1;
 	/* as root the program is uid 65534 on the host: let it write here */
 	if (geteuid() == 0 &&
 	    fchown(ws->dirfd, JAILED_ROOT_UID, JAILED_ROOT_GID) < 0)
@@ -244,7 +353,7 @@ static int adopt_workdir(struct workspace *ws, const char *dir,
 int workspace_open(struct workspace *ws, const char *workdir, struct sbx_err *err)
 {
 	ws->host_path = NULL;
-	ws->dirfd = -1;
+	ws->dirfd = ws->parent_fd = ws->tmp_fd = -1;
 	ws->disposable = false;
 	if (workdir)
 		return adopt_workdir(ws, workdir, err);
@@ -526,28 +635,55 @@ static int remove_contents(int rootfd)
 	return rc;
 }
 
+/* Whether NAME in DIRFD is still the directory open as FD. */
+static bool still_named(int dirfd, const char *name, int fd)
+{
+	struct stat a, b;
+
+	return fstatat(dirfd, name, &a, AT_SYMLINK_NOFOLLOW) == 0 && fstat(fd, &b) == 0 &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* Remove the disposable workspace and, when empty, sbx-UID: by fd only. */
+static int remove_disposable(struct workspace *ws)
+{
+	const char *slash = ws->host_path ? strrchr(ws->host_path, '/') : NULL;
+	const char *name = slash ? slash + 1 : NULL;
+	char parent_name[32];
+	int rc = 0;
+
+	/* the name is checked to be our directory before it goes: unlinkat on
+	 * a name another process swapped would remove something else */
+	if (ws->dirfd >= 0 && (remove_contents(ws->dirfd) < 0 ||
+			       (name && still_named(ws->parent_fd, name, ws->dirfd) &&
+				unlinkat(ws->parent_fd, name, AT_REMOVEDIR) < 0)))
+		rc = -1;
+	else if (ws->dirfd < 0 && name)
+		(void)unlinkat(ws->parent_fd, name, AT_REMOVEDIR); /* made, never opened */
+	/* the per-user parent goes when empty: $TMPDIR is left as found */
+	snprintf(parent_name, sizeof(parent_name), "sbx-%u", (unsigned)geteuid());
+	if (still_named(ws->tmp_fd, parent_name, ws->parent_fd))
+		(void)unlinkat(ws->tmp_fd, parent_name, AT_REMOVEDIR);
+	return rc;
+}
+
 int workspace_close(struct workspace *ws, struct sbx_err *err)
 {
 	int rc = 0;
 
-	if (ws->disposable && ws->dirfd >= 0) {
-		if (remove_contents(ws->dirfd) < 0 || rmdir(ws->host_path) < 0)
+	if (ws->disposable) {
+		if (remove_disposable(ws) < 0)
 			rc = err_set(err, ERR_SETUP, errno,
 				     "could not remove the workspace %s: %s (remove it by hand)",
-				     ws->host_path, strerror(errno));
-	} else if (ws->disposable && ws->host_path) {
-		(void)rmdir(ws->host_path); /* made but never opened */
-	}
-	/* the per-user parent goes when empty: $TMPDIR is left as found */
-	char *slash = ws->disposable && ws->host_path ? strrchr(ws->host_path, '/') : NULL;
-	if (slash) {
-		*slash = '\0';
-		(void)rmdir(ws->host_path);
+				     ws->host_path ? ws->host_path : "?", strerror(errno));
+		close(ws->parent_fd);
+		close(ws->tmp_fd);
 	}
 	if (ws->dirfd >= 0)
 		close(ws->dirfd);
 	free(ws->host_path);
-	ws->dirfd = -1;
+	ws->dirfd = ws->parent_fd = ws->tmp_fd = -1;
+	ws->disposable = false;
 	ws->host_path = NULL;
 	return rc;
 }

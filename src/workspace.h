@@ -1,10 +1,14 @@
 /*
  * workspace.h - the host directory mounted at the policy's workspace path.
  *
- * Disposable (default): a fresh private directory made by mkdtemp under
+ * Disposable (default): a fresh private directory with a random name under
  * $TMPDIR/sbx-UID/ (TMPDIR defaults to /tmp), locked for the run's life
  * and removed after it without ever following a symlink or leaving the
- * tree; what a crashed sbx left there is removed by the next run.
+ * tree; what a crashed sbx left there is removed by the next run.  All of
+ * it is made and removed by fd beneath TMPDIR, opened from "/" one
+ * component at a time; run by root, a TMPDIR with a directory on its path
+ * that another user can rename entries of (writable without the sticky
+ * bit, or owned by another user) is refused.
  * Persistent (-w DIR): DIR itself, never removed, locked (flock) against a
  * second concurrent run.  Files are copied in by descriptor (O_NOFOLLOW
  * in, O_EXCL out).
@@ -20,6 +24,8 @@ struct workspace {
 	char *host_path; /* absolute */
 	int dirfd;       /* O_DIRECTORY|O_CLOEXEC fd of host_path, -1 = none */
 	bool disposable;
+	int parent_fd;   /* disposable only: $TMPDIR/sbx-UID, and $TMPDIR */
+	int tmp_fd;
 };
 
 /* Make a disposable workspace, or adopt WORKDIR (must be a directory). */

@@ -2,16 +2,18 @@
  * load.c - policy files, built-ins and includes -> one struct policy.
  *
  * A name resolves to, in order: $XDG_CONFIG_HOME/sbx/NAME.policy (default
- * ~/.config), /etc/sbx/NAME.policy, the built-in NAME, NAME.policy next to
+ * ~/.config; run by root, see trust.h), /etc/sbx/NAME.policy, the built-in NAME, NAME.policy next to
  * the including file.  The user's and the system's files come first so
  * they can override a preset; a candidate already being loaded is skipped,
  * so ~/.config/sbx/default.policy may itself `include: "default"` to
  * extend the built-in one.  An include with a '/' or ending in ".policy" is
  * a path, relative to the including file.  Each file's includes are applied
- * before its own fields.
+ * before its own fields.  Run by root, every file read is checked by
+ * trust.c first.
  */
 #include "policy/builtin.h"
 #include "policy/internal.h"
+#include "policy/trust.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -63,6 +65,8 @@ static int read_policy_file(const char *path, struct source *s, const struct ppo
 {
 	/* O_NONBLOCK: a FIFO planted as a policy must not hang the loader */
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	char reason[512];
+	const char *why;
 	struct stat st;
 	ssize_t n;
 
@@ -74,6 +78,14 @@ static int read_policy_file(const char *path, struct source *s, const struct ppo
 		close(fd);
 		return perr(err, at, "policy %s is not a regular file of at most %u bytes",
 			    path, POLICY_MAX_FILE);
+	}
+	/* run by root, a policy another user can write is a root escalation */
+	if ((why = policy_file_untrusted(fd, path, reason, sizeof(reason)))) {
+		close(fd);
+		return perr(err, at, "refusing policy %s: %s; run by root, sbx loads only "
+			    "policies that root owns and only root can write, in directories "
+			    "likewise (chown root: and chmod go-w the file and the directories above it)",
+			    path, why);
 	}
 	s->text = malloc((size_t)st.st_size + 1);
 	if (!s->text) {
@@ -199,15 +211,12 @@ static int resolve_path(struct loader *ld, const char *name, const char *dir,
 
 static char *config_path(const char *name)
 {
-	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-	char *s = NULL;
+	char *dir = policy_config_dir(), *s = NULL;
 
-	/* the XDG spec says relative values are invalid: ignore them */
-	if (xdg && xdg[0] == '/')
-		return asprintf(&s, "%s/sbx/%s.policy", xdg, name) < 0 ? NULL : s;
-	if (home && home[0] == '/')
-		return asprintf(&s, "%s/.config/sbx/%s.policy", home, name) < 0 ? NULL : s;
-	return NULL;
+	if (dir && asprintf(&s, "%s/%s.policy", dir, name) < 0)
+		s = NULL;
+	free(dir);
+	return s;
 }
 
 struct lookup {
