@@ -26,12 +26,14 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "policy/policy.h"
+#include "procstate.h"
 
 static void send_msg(int fd, uint32_t type, int32_t value, int32_t sys_errno,
 		     const char *text)
@@ -374,6 +376,8 @@ void init_main(struct jail_plan *plan)
 {
 	char go;
 
+	/* The jail's tree is built with a known umask, not the caller's. */
+	umask(JAIL_UMASK);
 	close_inherited(plan);
 	/* No byte means the supervisor failed the maps or died: leave. */
 	if (read(plan->sync_fd, &go, 1) != 1)
