@@ -190,13 +190,11 @@ static void drain_signalfd(int sfd)
 /* After the target: SIGTERM, up to kill_grace for them to go, SIGKILL. */
 __attribute__((noreturn)) static void teardown(const struct jail_plan *plan, int sfd)
 {
-	uint64_t grace = policy_limit(plan->policy, LIM_KILL_GRACE_MS);
+	uint64_t grace = policy_kill_grace_ms(plan->policy);
 	uint64_t deadline;
 	bool unused = false;
 	int st;
 
-	if (grace > 3600000)
-		grace = 3600000;
 	deadline = jail_now_ns() + grace * 1000000;
 	kill(-1, SIGTERM);
 	while (reap_children(-1, &st, &unused)) {
