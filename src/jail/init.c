@@ -32,6 +32,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fds.h"
 #include "policy/policy.h"
 #include "procstate.h"
 
@@ -55,37 +56,20 @@ __attribute__((noreturn)) static void setup_failed(const struct jail_plan *plan,
 	_exit(1);
 }
 
-/* Close every fd except the sorted list KEEP; needs no new fd. */
-static void close_all_except(const int *keep, size_t n)
-{
-	unsigned lo = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		if ((unsigned)keep[i] > lo)
-			syscall(SYS_close_range, lo, (unsigned)keep[i] - 1, 0);
-		lo = (unsigned)keep[i] + 1;
-	}
-	syscall(SYS_close_range, lo, ~0U, 0);
-}
-
-static int cmp_int(const void *a, const void *b)
-{
-	return *(const int *)a - *(const int *)b;
-}
-
-/* The init keeps only what it needs: the supervisor's other fds go. */
+/* The init keeps only what it needs: the supervisor's other fds go.
+ * Fail closed: an old kernel without close_range must not keep them. */
 static void close_inherited(const struct jail_plan *plan)
 {
 	const struct jail_spec *s = plan->spec;
 	int keep[] = { 0, 1, 2, plan->ctl_fd, plan->sync_fd,
 		       s->stdin_fd, s->stdout_fd, s->stderr_fd };
-	size_t n = 0, len = sizeof(keep) / sizeof(keep[0]);
+	struct sbx_err err = { 0 };
 
-	qsort(keep, len, sizeof(int), cmp_int);
-	for (size_t i = 0; i < len; i++)
-		if (keep[i] >= 0 && (n == 0 || keep[n - 1] != keep[i]))
-			keep[n++] = keep[i];
-	close_all_except(keep, n);
+	if (fds_close_except(keep, sizeof(keep) / sizeof(keep[0])) < 0) {
+		err_set(&err, ERR_SETUP, errno, "closing the init's inherited fds "
+			"(no close_range, no /proc/self/fd): %s", strerror(errno));
+		setup_failed(plan, &err);
+	}
 }
 
 static int become_jail_user(const struct jail_plan *plan, struct sbx_err *err)

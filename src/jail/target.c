@@ -25,6 +25,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "fds.h"
 #include "policy/policy.h"
 #include "procstate.h"
 
@@ -121,26 +122,16 @@ static int setup_stdio(const struct jail_spec *s, struct sbx_err *err)
 	return 0;
 }
 
-/* Close [lo, hi]; close_range needs no new fd, so this works at EMFILE. */
-static void close_span(unsigned lo, unsigned hi)
-{
-	struct rlimit rl;
-
-	if (lo > hi || syscall(SYS_close_range, lo, hi, 0) == 0)
-		return;
-	/* No close_range (< 5.9): a loop up to the hard RLIMIT_NOFILE. */
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_max != RLIM_INFINITY &&
-	    rl.rlim_max - 1 < hi)
-		hi = rl.rlim_max - 1;
-	for (unsigned fd = lo; fd <= hi && fd < (1u << 30); fd++)
-		close(fd);
-}
-
 /* Only 0, 1, 2 reach the program (make jobserver fds, `3<secret`, ...). */
-static void close_other_fds(int keep)
+static int close_other_fds(int keep, struct sbx_err *err)
 {
-	close_span(3, keep - 1);
-	close_span(keep + 1, ~0U);
+	int fds[] = { 0, 1, 2, keep };
+
+	if (fds_close_except(fds, 4) < 0)
+		return err_set(err, ERR_SETUP, errno, "closing inherited fds (no "
+			       "close_range, no /proc/self/fd to check): %s",
+			       strerror(errno));
+	return 0;
 }
 
 static int enter_cwd(const struct policy *p, struct sbx_err *err)
@@ -234,7 +225,8 @@ void target_main(const struct jail_plan *plan, int report_fd)
 	procstate_default_signals();
 	if (reset_inherited_state(&err) < 0 || setup_stdio(s, &err) < 0)
 		setup_fail(report_fd, &err);
-	close_other_fds(report_fd);
+	if (close_other_fds(report_fd, &err) < 0)
+		setup_fail(report_fd, &err);
 	if (rlimit_apply(plan->policy, &err) < 0 || enter_cwd(plan->policy, &err) < 0 ||
 	    caps_drop_all(&err) < 0)
 		setup_fail(report_fd, &err);

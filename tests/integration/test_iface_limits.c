@@ -9,9 +9,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -63,4 +69,79 @@ Test(iface_limits, kernel_quota_rlimits_are_set_in_the_jail)
 	assert_limit(r.out, "Max nice priority", "0");
 	assert_limit(r.out, "Max realtime priority", "0");
 	sbx_result_free(&r);
+}
+
+/* The caller's seccomp filter: close_range fails with ENOSYS, as on a
+ * kernel older than 5.9 or under a container profile that predates it. */
+static void deny_close_range(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_close_range, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+		_exit(98);
+}
+
+/* Run sbx ARGV from a caller without close_range that holds fd 900 above
+ * its own RLIMIT_NOFILE; sbx's stdout into BUF, its exit status back. */
+static int run_without_close_range(const char *const argv[], char *buf, size_t size)
+{
+	int p[2], status;
+	ssize_t n, got = 0;
+	size_t argc = 0;
+
+	while (argv[argc])
+		argc++;
+	const char **full = calloc(argc + 2, sizeof(*full));
+	full[0] = sbx_path();
+	memcpy(full + 1, argv, argc * sizeof(*full));
+	cr_assert_eq(pipe(p), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct rlimit rl = { 256, 256 };
+		int fd = open("/etc/hostname", O_RDONLY);
+
+		if (fd < 0 || dup2(fd, 900) != 900 || setrlimit(RLIMIT_NOFILE, &rl) != 0)
+			_exit(97);
+		dup2(p[1], 1);
+		close(p[0]);
+		close(p[1]);
+		deny_close_range();
+		execv(full[0], (char *const *)full);
+		_exit(127);
+	}
+	close(p[1]);
+	while (got + 1 < (ssize_t)size && (n = read(p[0], buf + got, size - 1 - (size_t)got)) > 0)
+		got += n;
+	buf[got] = '\0';
+	close(p[0]);
+	waitpid(pid, &status, 0);
+	free(full);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/*
+ * close_range failing was ignored (the init) or answered by a loop up to
+ * RLIMIT_NOFILE (sbx, the target): an fd above the limit (the caller
+ * opened it, then lowered the limit) reached the program.
+ */
+Test(iface_limits, inherited_fd_above_the_limit_is_closed_without_close_range)
+{
+	char buf[4096];
+
+	REQUIRE_USERNS();
+	int rc = run_without_close_range(SBX_ARGV("run", "-q", "--", "/bin/sh", "-c",
+						  "ls /proc/self/fd; cat <&900 && echo LEAK"),
+					 buf, sizeof(buf));
+	cr_assert_neq(rc, 98, "could not install the caller's seccomp filter");
+	cr_assert_neq(rc, 97, "could not set up fd 900");
+	cr_assert(strstr(buf, "900") == NULL && strstr(buf, "LEAK") == NULL,
+		  "fd 900 reached the program (exit %d):\n%s", rc, buf);
+	cr_assert(strncmp(buf, "0\n1\n2\n", 6) == 0, "fds (exit %d): %s", rc, buf);
 }
