@@ -113,6 +113,10 @@ static void build_jail(const struct jail_plan *plan)
 	if (become_jail_user(plan, &err) < 0)
 		setup_failed(plan, &err);
 	tie_to_supervisor(plan);
+	/* Before anything of the program's runs: its share of the caller's
+	 * inotify and namespace quotas (ucount.c). */
+	if (ucount_limit_jail(&err) < 0)
+		setup_failed(plan, &err);
 	/* Not dumpable: the target (same uid) cannot open the fds in /proc/1/fd to
 	 * reach the control socket, nor ptrace us. */
 	if (prctl(PR_SET_DUMPABLE, 0) < 0) {

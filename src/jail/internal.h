@@ -65,6 +65,11 @@ int net_loopback_up(struct sbx_err *err);
 int rlimit_apply(const struct policy *p, struct sbx_err *err);
 int rlimit_apply_memory(const struct policy *p, struct sbx_err *err);
 
+/* ucount.c: lower the jail's user-namespace limits (/proc/sys/user), so
+ * the jail cannot use up its caller's per-user quotas; needs the init's
+ * CAP_SYS_RESOURCE in the jail's user namespace. */
+int ucount_limit_jail(struct sbx_err *err);
+
 /* caps.c: drop every capability in every set and verify. */
 int caps_drop_all(struct sbx_err *err);
 

@@ -15,7 +15,9 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <sys/prctl.h>
+#include <sys/inotify.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -144,4 +146,77 @@ Test(iface_limits, inherited_fd_above_the_limit_is_closed_without_close_range)
 	cr_assert(strstr(buf, "900") == NULL && strstr(buf, "LEAK") == NULL,
 		  "fd 900 reached the program (exit %d):\n%s", rc, buf);
 	cr_assert(strncmp(buf, "0\n1\n2\n", 6) == 0, "fds (exit %d): %s", rc, buf);
+}
+
+/* What a jail program holding 200 inotify instances for 4 s prints. */
+#define INOTIFY_HOG \
+	"import ctypes, time\n" \
+	"libc = ctypes.CDLL(None, use_errno=True)\n" \
+	"fds = [libc.inotify_init1(0) for _ in range(200)]\n" \
+	"print('held', sum(1 for f in fds if f >= 0), flush=True)\n" \
+	"time.sleep(4)\n"
+
+/*
+ * inotify_init1 on the host as the user the jail is charged to: the
+ * creator of its user namespace, i.e. the caller itself, root included
+ * (the uid map's 65534 is not the owner).  0 when it worked, else errno.
+ */
+static int host_inotify_as_caller(void)
+{
+	int fd = inotify_init1(IN_CLOEXEC);
+	int e = fd >= 0 ? 0 : errno;
+
+	if (fd >= 0)
+		close(fd);
+	return e;
+}
+
+/*
+ * Issue 12 item 4: 128 inotify_init1 in a jail made the same user's
+ * inotify_init1 on the host fail with EMFILE while the jail lived.  The
+ * jail's user namespace has its own, lower, limit now.
+ */
+Test(iface_limits, jail_cannot_use_up_the_callers_inotify_quota)
+{
+	int p[2], status, host;
+	char line[64] = "";
+	ssize_t n;
+
+	REQUIRE_USERNS();
+	cr_assert_eq(pipe(p), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(p[1], 1);
+		close(p[0]);
+		close(p[1]);
+		execl(sbx_path(), sbx_path(), "run", "-q", "--", "/usr/bin/python3", "-c",
+		      INOTIFY_HOG, (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	n = read(p[0], line, sizeof(line) - 1); /* "held N": the jail holds them now */
+	host = host_inotify_as_caller();
+	close(p[0]);
+	waitpid(pid, &status, 0);
+	cr_assert_gt(n, 0, "the jail printed nothing (exit %d)", WEXITSTATUS(status));
+	cr_assert_eq(host, 0, "the caller's own inotify_init1 failed (%s) while the jail %s",
+		     strerror(host), line);
+	cr_assert(strncmp(line, "held ", 5) == 0 && atoi(line + 5) < 128, "jail: %s", line);
+}
+
+/* The limits the jail's user namespace shows (the host keeps its own). */
+Test(iface_limits, jail_user_namespace_limits_are_lowered)
+{
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	sbx_run(&r, NULL, SBX_ARGV("run", "--", "/bin/sh", "-c",
+				   "cd /proc/sys/user && for f in max_*; do echo $f=$(cat $f); done"));
+	ASSERT_STATUS(&r, "ok");
+	cr_assert(strstr(r.out, "max_inotify_instances=16\n"), "%s", r.out);
+	cr_assert(strstr(r.out, "max_inotify_watches=1024\n"), "%s", r.out);
+	cr_assert(strstr(r.out, "max_user_namespaces=0\n"), "%s", r.out);
+	cr_assert(strstr(r.out, "max_mnt_namespaces=0\n"), "%s", r.out);
+	cr_assert(strstr(r.out, "max_net_namespaces=0\n"), "%s", r.out);
+	sbx_result_free(&r);
 }
