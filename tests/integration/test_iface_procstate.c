@@ -39,6 +39,7 @@ struct caller {
 	unsigned long slack_ns; /* PR_SET_TIMERSLACK; 0 = leave */
 	bool raise_priority; /* root: nice -5, SCHED_FIFO 1, realtime I/O class */
 	bool no_userns;      /* in a user namespace with max_user_namespaces=0 */
+	bool term_pending;   /* SIGTERM blocked and pending */
 };
 
 struct ksigaction {
@@ -131,6 +132,13 @@ static void become_caller(const struct caller *c)
 		ignore_every_signal();
 	if (c->block_all)
 		block_every_signal();
+	if (c->term_pending) {
+		sigset_t term;
+		sigemptyset(&term);
+		sigaddset(&term, SIGTERM);
+		sigprocmask(SIG_BLOCK, &term, NULL);
+		kill(getpid(), SIGTERM);
+	}
 }
 
 /*
@@ -233,6 +241,23 @@ Test(iface_procstate, caller_ignoring_and_blocking_every_signal_leaves_the_targe
 	assert_has(r.out, "SigBlk:\t0000000000000000\n");
 	assert_has(r.out, "SigPnd:\t0000000000000000\n");
 	assert_has(r.out, "ShdPnd:\t0000000000000000\n");
+	sbx_result_free(&r);
+}
+
+/*
+ * The reset keeps a SIGTERM the caller sent while it blocked it: run sees
+ * it on its signalfd and aborts with a record before anything runs, where
+ * an emptied mask would have let it kill sbx with no record at all.
+ */
+Test(iface_procstate, pending_sigterm_of_the_caller_aborts_with_a_record)
+{
+	struct sbx_result r;
+	struct caller c = { .term_pending = true, .umask_value = -1 };
+
+	REQUIRE_USERNS();
+	run_as(&r, &c, SBX_ARGV("SBX", "run", "--json", "--", "/bin/echo", "RAN"));
+	ASSERT_STATUS(&r, "aborted");
+	cr_assert_eq(rec_num(&r, "stdout_bytes"), 0, "the program ran: %s", r.out);
 	sbx_result_free(&r);
 }
 
