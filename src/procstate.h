@@ -19,8 +19,8 @@
 /*
  * Every ignored signal back to SIG_DFL (1..64, glibc's 32 and 33 too),
  * pending signals the caller had blocked dropped, no interval timer, the
- * default timer slack and persona, an umask that never masks sbx's own
- * access.  The blocked mask becomes empty, or SIGINT/SIGTERM/SIGHUP when
+ * default timer slack and persona, and of the caller's umask only the
+ * group/other read and write bits (never the owner's or search bits).  The blocked mask becomes empty, or SIGINT/SIGTERM/SIGHUP when
  * HOLD_ABORT (`sbx run` reads those from a signalfd; a pending one then
  * aborts the run instead of killing sbx before its record).
  */
