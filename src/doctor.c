@@ -137,10 +137,30 @@ static enum state probe_status(int status, char *detail, size_t len)
 	return ST_MISSING;
 }
 
+/*
+ * Fail closed: only a status the kernel gave us for PID counts.  Under an
+ * inherited SIGCHLD=SIG_IGN the child is auto-reaped, waitpid says ECHILD
+ * and an unset status read as 0 would have been "ok" for every check.
+ */
+static enum state reap_probe(pid_t pid, char *detail, size_t len)
+{
+	int status = 0;
+	pid_t got;
+
+	while ((got = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+		;
+	if (got != pid) {
+		fmt(detail, len, "waitpid on the probe: %s",
+		    got < 0 ? strerror(errno) : "another child");
+		return ST_MISSING;
+	}
+	return probe_status(status, detail, len);
+}
+
 /* Fork, run FN in the child, collect its detail and state. */
 static enum state probe_run(probe_fn fn, char *detail, size_t len)
 {
-	int p[2], status = 0;
+	int p[2];
 	pid_t pid;
 
 	if (pipe2(p, O_CLOEXEC) < 0) {
@@ -162,9 +182,7 @@ static enum state probe_run(probe_fn fn, char *detail, size_t len)
 	close(p[1]);
 	read_detail(p[0], detail, len);
 	close(p[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	return probe_status(status, detail, len);
+	return reap_probe(pid, detail, len);
 }
 
 /* ---------- probes (each runs in a child) ---------- */
@@ -255,8 +273,13 @@ static enum state probe_proc(char *detail, size_t len)
 	}
 	if (pid == 0)
 		_exit(mount_proc_as_init());
-	waitpid(pid, &status, 0);
-	e = WIFEXITED(status) ? WEXITSTATUS(status) : EINTR;
+	/* no status from the kernel (ECHILD) is a failure, not a success */
+	while ((e = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+		;
+	if (e != pid)
+		e = ECHILD;
+	else
+		e = WIFEXITED(status) ? WEXITSTATUS(status) : EINTR;
 	if (e) {
 		fmt(detail, len, "mount proc in a new pid namespace: %s", strerror(e));
 		return ST_MISSING;

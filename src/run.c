@@ -31,6 +31,7 @@
 #include "artifacts.h"
 #include "cli.h"
 #include "commands.h"
+#include "fds.h"
 #include "help.h"
 #include "lang.h"
 #include "result.h"
@@ -195,20 +196,6 @@ static int open_out_dir(struct run_ctx *c, struct sbx_err *err)
 
 /* ---- the steps before anything starts --------------------------------- */
 
-/* close_range(2), or a plain loop up to the fd limit where it is missing. */
-static void close_fds_from_to(unsigned lo, unsigned hi)
-{
-	struct rlimit rl;
-
-	if (lo > hi || close_range(lo, hi, 0) == 0)
-		return;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-	    rl.rlim_cur - 1 < hi)
-		hi = (unsigned)rl.rlim_cur - 1;
-	for (unsigned fd = lo; fd <= hi && fd < 1U << 20; fd++)
-		close((int)fd);
-}
-
 /* --lang: the run argv, and the compile argv of a compiled language. */
 static int lang_argvs(struct run_ctx *c, struct sbx_err *err)
 {
@@ -237,30 +224,30 @@ static int lang_argvs(struct run_ctx *c, struct sbx_err *err)
  * are never the program's business, and a full table would otherwise make
  * sbx fail at its first pipe (requirements item 54).
  */
-static void close_inherited_fds(const char *result_dest)
+static int close_inherited_fds(const char *result_dest, struct sbx_err *err)
 {
-	unsigned keep = 0;
+	int keep[] = { 0, 1, 2, -1 };
 	char *end = NULL;
 
 	if (result_dest && strncmp(result_dest, "fd:", 3) == 0 &&
 	    result_dest[3] >= '0' && result_dest[3] <= '9') {
 		unsigned long n = strtoul(result_dest + 3, &end, 10);
 		if (*end == '\0' && n > 2 && n < INT_MAX)
-			keep = (unsigned)n;
+			keep[3] = (int)n;
 	}
-	if (keep) {
-		close_fds_from_to(3, keep - 1);
-		close_fds_from_to(keep + 1, ~0U);
-	} else {
-		close_fds_from_to(3, ~0U);
-	}
+	if (fds_close_except(keep, 4) < 0)
+		return err_set(err, ERR_SETUP, errno, "closing the fds sbx inherited "
+			       "(no close_range, no /proc/self/fd to check): %s",
+			       strerror(errno));
+	return 0;
 }
 
 static int prepare(struct run_ctx *c, int argc, char **argv, struct sbx_err *err)
 {
 	if (cli_parse(argc, argv, &c->opts, err) < 0)
 		return -1;
-	close_inherited_fds(c->opts.result_dest);
+	if (close_inherited_fds(c->opts.result_dest, err) < 0)
+		return -1;
 	if (c->opts.help)
 		return 1;
 	if ((c->opts.lang && lang_check_known(c->opts.lang, err) < 0) ||

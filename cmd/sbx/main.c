@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "help.h"
+#include "procstate.h"
 
 #ifndef SBX_VERSION
 #define SBX_VERSION "0.0.0"
@@ -74,6 +75,9 @@ int main(int argc, char **argv)
 {
 	const char *cmd;
 
+	/* First of all: a caller's ignored SIGCHLD, blocked mask, itimer or
+	 * persona must neither bend sbx's supervision nor reach the jail. */
+	procstate_reset(argc >= 2 && !strcmp(argv[1], "run"));
 	if (refuse_setuid() < 0)
 		return EXIT_SBX_ERROR;
 	if (argc < 2) {

@@ -26,11 +26,15 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fds.h"
 #include "policy/policy.h"
+#include "procstate.h"
 
 static void send_msg(int fd, uint32_t type, int32_t value, int32_t sys_errno,
 		     const char *text)
@@ -50,24 +54,6 @@ __attribute__((noreturn)) static void setup_failed(const struct jail_plan *plan,
 	jail_log(plan, "setup failed: %s", err->msg);
 	send_msg(plan->ctl_fd, CTL_SETUP_FAILED, 0, err->sys_errno, err->msg);
 	_exit(1);
-}
-
-/* Close every fd except the sorted list KEEP; needs no new fd. */
-static void close_all_except(const int *keep, size_t n)
-{
-	unsigned lo = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		if ((unsigned)keep[i] > lo)
-			syscall(SYS_close_range, lo, (unsigned)keep[i] - 1, 0);
-		lo = (unsigned)keep[i] + 1;
-	}
-	syscall(SYS_close_range, lo, ~0U, 0);
-}
-
-static int cmp_int(const void *a, const void *b)
-{
-	return *(const int *)a - *(const int *)b;
 }
 
 /*
@@ -91,19 +77,20 @@ static void neutral_stdio(const struct jail_plan *plan)
 		close(null);
 }
 
-/* The init keeps only what it needs: the supervisor's other fds go. */
+/* The init keeps only what it needs: the supervisor's other fds go.
+ * Fail closed: an old kernel without close_range must not keep them. */
 static void close_inherited(const struct jail_plan *plan)
 {
 	const struct jail_spec *s = plan->spec;
 	int keep[] = { 0, 1, 2, plan->ctl_fd, plan->sync_fd,
 		       s->stdin_fd, s->stdout_fd, s->stderr_fd };
-	size_t n = 0, len = sizeof(keep) / sizeof(keep[0]);
+	struct sbx_err err = { 0 };
 
-	qsort(keep, len, sizeof(int), cmp_int);
-	for (size_t i = 0; i < len; i++)
-		if (keep[i] >= 0 && (n == 0 || keep[n - 1] != keep[i]))
-			keep[n++] = keep[i];
-	close_all_except(keep, n);
+	if (fds_close_except(keep, sizeof(keep) / sizeof(keep[0])) < 0) {
+		err_set(&err, ERR_SETUP, errno, "closing the init's inherited fds "
+			"(no close_range, no /proc/self/fd): %s", strerror(errno));
+		setup_failed(plan, &err);
+	}
 	neutral_stdio(plan);
 }
 
@@ -150,6 +137,10 @@ static int build_jail(const struct jail_plan *plan)
 	if (become_jail_user(plan, &err) < 0)
 		setup_failed(plan, &err);
 	tie_to_supervisor(plan);
+	/* Before anything of the program's runs: its share of the caller's
+	 * inotify and namespace quotas (ucount.c). */
+	if (ucount_limit_jail(&err) < 0)
+		setup_failed(plan, &err);
 	/* Not dumpable: the target (same uid) cannot open the fds in /proc/1/fd to
 	 * reach the control socket, nor ptrace us. */
 	if (prctl(PR_SET_DUMPABLE, 0) < 0) {
@@ -214,13 +205,11 @@ static void drain_signalfd(int sfd)
 /* After the target: SIGTERM, up to kill_grace for them to go, SIGKILL. */
 __attribute__((noreturn)) static void teardown(const struct jail_plan *plan, int sfd)
 {
-	uint64_t grace = policy_limit(plan->policy, LIM_KILL_GRACE_MS);
+	uint64_t grace = policy_kill_grace_ms(plan->policy);
 	uint64_t deadline;
 	bool unused = false;
 	int st;
 
-	if (grace > 3600000)
-		grace = 3600000;
 	deadline = jail_now_ns() + grace * 1000000;
 	kill(-1, SIGTERM);
 	while (reap_children(-1, &st, &unused)) {
@@ -426,6 +415,8 @@ void init_main(struct jail_plan *plan)
 {
 	char go;
 
+	/* The jail's tree is built with a known umask, not the caller's. */
+	umask(JAIL_UMASK);
 	close_inherited(plan);
 	/* No byte means the supervisor failed the maps or died: leave. */
 	if (read(plan->sync_fd, &go, 1) != 1)

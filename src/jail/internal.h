@@ -97,6 +97,11 @@ int ownproc_open(struct sbx_err *err);
 int ownproc_child_dir(int procfd, pid_t pid, int pidfd, struct sbx_err *err);
 int ownproc_arg_area(int procfd, struct jail_plan *plan, struct sbx_err *err);
 
+/* ucount.c: lower the jail's user-namespace limits (/proc/sys/user), so
+ * the jail cannot use up its caller's per-user quotas; needs the init's
+ * CAP_SYS_RESOURCE in the jail's user namespace. */
+int ucount_limit_jail(struct sbx_err *err);
+
 /* caps.c: drop every capability in every set and verify. */
 int caps_drop_all(struct sbx_err *err);
 

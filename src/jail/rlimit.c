@@ -6,6 +6,8 @@
  * cannot be raised without privileges, so asking for more would fail with
  * EPERM), and the program never gets more than either allows.
  * RLIM_INFINITY means unlimited and is never compared as a number.
+ * Besides the policy's limits, fixed bounds on kernel quotas no policy
+ * field names (set_kernel_quotas).
  */
 #include "jail/internal.h"
 
@@ -17,6 +19,13 @@
 #include "policy/policy.h"
 
 #define MIB (1024ull * 1024ull)
+
+/* Three POSIX queues of the default size (10 x 8 KiB) fit; SysV is off. */
+#define JAIL_RLIMIT_MSGQUEUE (256 * 1024)
+/* The historical default: enough for a crypto library's locked buffers. */
+#define JAIL_RLIMIT_MEMLOCK (64 * 1024)
+/* Queued signals of the whole jail (one user): plenty for any program. */
+#define JAIL_RLIMIT_SIGPENDING 1024
 
 static rlim_t strictest(rlim_t a, rlim_t b)
 {
@@ -78,6 +87,32 @@ static int set_cpu(const struct policy *p, struct sbx_err *err)
 	return set_limit(RLIMIT_CPU, "RLIMIT_CPU", soft, hard, err);
 }
 
+/*
+ * Kernel memory and scheduling no policy field names, bounded all the same.
+ * MSGQUEUE and SIGPENDING are counted per user and charged to the caller's
+ * own uid too (ucounts are hierarchical): unbounded, the jail could use up
+ * the caller's quota on the host.  MSGQUEUE and MEMLOCK also hold memory
+ * RLIMIT_AS does not see (queued messages; pinned, unswappable pages).
+ * NICE and RTPRIO 0: a root caller's generous limits must not let the
+ * program raise its priority or take a realtime policy (target.c drops
+ * an inherited raised one).
+ */
+static int set_kernel_quotas(struct sbx_err *err)
+{
+	static const struct { int res; const char *name; rlim_t v; } q[] = {
+		{ RLIMIT_MSGQUEUE, "RLIMIT_MSGQUEUE", JAIL_RLIMIT_MSGQUEUE },
+		{ RLIMIT_MEMLOCK, "RLIMIT_MEMLOCK", JAIL_RLIMIT_MEMLOCK },
+		{ RLIMIT_SIGPENDING, "RLIMIT_SIGPENDING", JAIL_RLIMIT_SIGPENDING },
+		{ RLIMIT_NICE, "RLIMIT_NICE", 0 },
+		{ RLIMIT_RTPRIO, "RLIMIT_RTPRIO", 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++)
+		if (set_limit(q[i].res, q[i].name, q[i].v, q[i].v, err) < 0)
+			return -1;
+	return 0;
+}
+
 /* Last before seccomp and exec: past this point nothing may map memory
  * (a sanitizer runtime's reservations alone exceed any sane limit). */
 int rlimit_apply_memory(const struct policy *p, struct sbx_err *err)
@@ -109,5 +144,7 @@ int rlimit_apply(const struct policy *p, struct sbx_err *err)
 	if (set_limit(RLIMIT_STACK, "RLIMIT_STACK", v, v, err) < 0)
 		return -1;
 	/* No core files: they would land in the workspace and leak memory. */
-	return set_limit(RLIMIT_CORE, "RLIMIT_CORE", 0, 0, err);
+	if (set_limit(RLIMIT_CORE, "RLIMIT_CORE", 0, 0, err) < 0)
+		return -1;
+	return set_kernel_quotas(err);
 }

@@ -1,9 +1,9 @@
 /*
  * target.c - the last steps before the program runs, in the forked target.
  *
- * In this order: new session, default signals, stdio, close every other
- * fd, rlimits, chdir, drop capabilities, no_new_privs, RLIMIT_AS, seccomp,
- * execve.
+ * In this order: new session, default signals, umask, persona and
+ * priority, stdio, close every other fd, rlimits, chdir, drop
+ * capabilities, no_new_privs, RLIMIT_AS, seccomp, execve.
  * Any failure is written to the report pipe (CLOEXEC, so a successful exec
  * closes it and the init reads EOF) and nothing runs: fail closed.
  * After the seccomp filter is loaded nothing allocates.
@@ -17,13 +17,17 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "fds.h"
 #include "policy/policy.h"
+#include "procstate.h"
 
 __attribute__((noreturn)) static void report(int fd, int stage, int e,
 					     const char *text, int status)
@@ -45,21 +49,51 @@ __attribute__((noreturn)) static void setup_fail(int fd, const struct sbx_err *e
 	report(fd, REPORT_SETUP, err->sys_errno, err->msg, 125);
 }
 
-/*
- * An inherited `trap '' XCPU` or a blocked SIGTERM must not weaken limits.
- * The raw syscall, because glibc's sigaction() refuses its two internal
- * signals (32, 33) and an ignored one would still be inherited.
- */
-static void reset_signals(void)
-{
-	struct { void *handler; unsigned long flags; void *restorer; uint64_t mask; }
-		dfl = { .handler = SIG_DFL };
-	uint64_t none = 0;
+/* ioprio_get/ioprio_set (no glibc wrapper) */
+#define IOPRIO_WHO_PROCESS 1
+#define IOPRIO_CLASS_SHIFT 13
+#define IOPRIO_CLASS_RT 1
 
-	for (int sig = 1; sig <= 64; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
-			syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof(uint64_t));
-	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, sizeof(uint64_t));
+/*
+ * A caller's raised priority must not pass to the program: nice < 0,
+ * SCHED_FIFO/RR (`chrt -f 99 sbx run`) or the realtime I/O class would
+ * let it starve the host.  A lowered one (nice 19, idle I/O) is kept: it
+ * only limits the program.  Lowering needs no privilege.
+ */
+static int drop_raised_priority(struct sbx_err *err)
+{
+	struct sched_param sp = { .sched_priority = 0 };
+	int policy = sched_getscheduler(0);
+	long io = syscall(SYS_ioprio_get, IOPRIO_WHO_PROCESS, 0);
+
+	if ((policy == SCHED_FIFO || policy == SCHED_RR) &&
+	    sched_setscheduler(0, SCHED_OTHER, &sp) < 0)
+		return err_set(err, ERR_SETUP, errno, "sched_setscheduler(SCHED_OTHER): %s",
+			       strerror(errno));
+	errno = 0;
+	if (getpriority(PRIO_PROCESS, 0) < 0 && errno == 0 &&
+	    setpriority(PRIO_PROCESS, 0, 0) < 0)
+		return err_set(err, ERR_SETUP, errno, "setpriority(0): %s", strerror(errno));
+	if (io >= 0 && (io >> IOPRIO_CLASS_SHIFT) == IOPRIO_CLASS_RT &&
+	    syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, 0) < 0)
+		return err_set(err, ERR_SETUP, errno, "ioprio_set(none): %s", strerror(errno));
+	return 0;
+}
+
+/*
+ * What the program inherits besides signals: a fixed umask (a caller's
+ * umask 0 would make its files in a persistent workspace world-writable),
+ * the plain Linux persona (READ_IMPLIES_EXEC, ADDR_NO_RANDOMIZE; sbx's
+ * main() resets it too, and seccomp then allows no other), no raised
+ * priority.
+ */
+static int reset_inherited_state(struct sbx_err *err)
+{
+	umask(JAIL_UMASK);
+	if (personality(PER_LINUX) < 0)
+		return err_set(err, ERR_SETUP, errno, "personality(PER_LINUX): %s",
+			       strerror(errno));
+	return drop_raised_priority(err);
 }
 
 /* Put the spec's fds on 0, 1, 2 even when they are already among them. */
@@ -88,26 +122,16 @@ static int setup_stdio(const struct jail_spec *s, struct sbx_err *err)
 	return 0;
 }
 
-/* Close [lo, hi]; close_range needs no new fd, so this works at EMFILE. */
-static void close_span(unsigned lo, unsigned hi)
-{
-	struct rlimit rl;
-
-	if (lo > hi || syscall(SYS_close_range, lo, hi, 0) == 0)
-		return;
-	/* No close_range (< 5.9): a loop up to the hard RLIMIT_NOFILE. */
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_max != RLIM_INFINITY &&
-	    rl.rlim_max - 1 < hi)
-		hi = rl.rlim_max - 1;
-	for (unsigned fd = lo; fd <= hi && fd < (1u << 30); fd++)
-		close(fd);
-}
-
 /* Only 0, 1, 2 reach the program (make jobserver fds, `3<secret`, ...). */
-static void close_other_fds(int keep)
+static int close_other_fds(int keep, struct sbx_err *err)
 {
-	close_span(3, keep - 1);
-	close_span(keep + 1, ~0U);
+	int fds[] = { 0, 1, 2, keep };
+
+	if (fds_close_except(fds, 4) < 0)
+		return err_set(err, ERR_SETUP, errno, "closing inherited fds (no "
+			       "close_range, no /proc/self/fd to check): %s",
+			       strerror(errno));
+	return 0;
 }
 
 static int enter_cwd(const struct policy *p, struct sbx_err *err)
@@ -196,10 +220,13 @@ void target_main(const struct jail_plan *plan, int report_fd)
 		err_set(&err, ERR_SETUP, errno, "setsid: %s", strerror(errno));
 		setup_fail(report_fd, &err);
 	}
-	reset_signals();
-	if (setup_stdio(s, &err) < 0)
+	/* An inherited `trap '' XCPU` or a blocked SIGTERM must not weaken
+	 * limits; the init's own SIGPIPE=SIG_IGN must not reach the program. */
+	procstate_default_signals();
+	if (reset_inherited_state(&err) < 0 || setup_stdio(s, &err) < 0)
 		setup_fail(report_fd, &err);
-	close_other_fds(report_fd);
+	if (close_other_fds(report_fd, &err) < 0)
+		setup_fail(report_fd, &err);
 	if (rlimit_apply(plan->policy, &err) < 0 || enter_cwd(plan->policy, &err) < 0 ||
 	    caps_drop_all(&err) < 0)
 		setup_fail(report_fd, &err);

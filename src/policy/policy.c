@@ -23,7 +23,8 @@ const char *const limit_names[LIM_COUNT] = {
 };
 
 /*
- * Maxima: a week of time (wall + grace cannot overflow anything), 16 TiB of
+ * Maxima: a week of time (wall + grace cannot overflow anything; the grace
+ * itself an hour, policy.h), 16 TiB of
  * memory or file, the kernel's pid_max and nr_open ceilings, 1 TiB of
  * output and 16 GiB of stack.  Anything larger is a typo, not a need.
  */
@@ -36,7 +37,7 @@ const uint64_t limit_max[LIM_COUNT] = {
 	[LIM_OPEN_FILES] = 1048576,
 	[LIM_OUTPUT_BYTES] = 1ull << 40,
 	[LIM_STACK_MB] = 16384,
-	[LIM_KILL_GRACE_MS] = WEEK_MS,
+	[LIM_KILL_GRACE_MS] = KILL_GRACE_MAX_MS,
 };
 
 static const uint64_t limit_defaults[LIM_COUNT] = {
@@ -61,6 +62,13 @@ uint64_t policy_limit(const struct policy *p, enum limit_id id)
 	if ((unsigned)id >= LIM_COUNT)
 		return 0;
 	return p->limits.v[id] ? p->limits.v[id] : limit_default(id);
+}
+
+uint64_t policy_kill_grace_ms(const struct policy *p)
+{
+	uint64_t grace = policy_limit(p, LIM_KILL_GRACE_MS);
+
+	return grace > KILL_GRACE_MAX_MS ? KILL_GRACE_MAX_MS : grace;
 }
 
 /* Defaults of the scalars; strings are allocated so every field is owned. */

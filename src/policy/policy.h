@@ -140,6 +140,15 @@ uint64_t limit_default(enum limit_id id);
 uint64_t policy_limit(const struct policy *p, enum limit_id id);
 
 /*
+ * The one bound on kill_grace_ms: the schema's maximum, and what
+ * "unlimited" means.  The init (SIGTERM -> grace -> SIGKILL) and the
+ * supervisor (its own SIGKILL after grace + margin) both take the grace
+ * from policy_kill_grace_ms(), so neither kills before the other expects.
+ */
+#define KILL_GRACE_MAX_MS (3600ull * 1000)
+uint64_t policy_kill_grace_ms(const struct policy *p);
+
+/*
  * Load NAME_OR_PATH: a built-in name, $XDG_CONFIG_HOME/sbx/NAME.policy,
  * /etc/sbx/NAME.policy, or a path to a file.  Includes are resolved the
  * same way, paths relative to the including file.  Returns 0, or -1 with

@@ -776,8 +776,8 @@ static void sup_init(struct sup *s, const struct run_request *req, struct result
 	cputree_init(&s->cpu, 0);
 	s->timer_armed = -1;
 	s->t_start = sup_now_ns();
-	uint64_t grace = policy_limit(s->pol, LIM_KILL_GRACE_MS);
-	s->grace_ns = grace == LIMIT_UNLIMITED ? 5000 * MS : (int64_t)grace * MS;
+	/* the init's grace too (policy.h): the same value on both sides */
+	s->grace_ns = (int64_t)policy_kill_grace_ms(s->pol) * MS;
 }
 
 int supervise_run(const struct run_request *req, struct result *res, struct sbx_err *err)

@@ -1,0 +1,134 @@
+/*
+ * procstate.c - reset what sbx inherits from its caller (procstate.h).
+ *
+ * Only what survives execve() can be inherited: ignored dispositions (a
+ * handler cannot), the blocked mask and pending signals, ITIMER_*, the
+ * personality, the umask and the timer slack.  The alternate signal stack
+ * and sa_flags (SA_NOCLDWAIT) are cleared by execve itself.  Signals are
+ * handled with the raw system calls: glibc's sigaction() and sigprocmask()
+ * refuse or skip its internal signals 32 and 33 (commit 52dd357).
+ */
+#include "procstate.h"
+
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/personality.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NSIG_KERNEL 64
+#define TIMER_SLACK_DEFAULT_NS 50000 /* the kernel's default, 50 us */
+
+/* struct sigaction as the rt_sigaction system call takes it (x86-64, arm64). */
+struct ksigaction {
+	void *handler;
+	unsigned long flags;
+	void *restorer;
+	uint64_t mask;
+};
+
+static uint64_t bit(int sig)
+{
+	return UINT64_C(1) << (sig - 1);
+}
+
+static int raw_sigaction(int sig, const struct ksigaction *act, struct ksigaction *old)
+{
+	return (int)syscall(SYS_rt_sigaction, sig, act, old, sizeof(uint64_t));
+}
+
+static void raw_sigmask(uint64_t mask)
+{
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &mask, NULL, sizeof(uint64_t));
+}
+
+/* An inherited SIG_IGN for SIGCHLD auto-reaps sbx's children: every run
+ * would end as `timeout` and doctor's probes would read as ok. */
+static void unignore_signals(void)
+{
+	struct ksigaction dfl = { .handler = SIG_DFL }, old;
+
+	for (int sig = 1; sig <= NSIG_KERNEL; sig++) {
+		if (sig == SIGKILL || sig == SIGSTOP)
+			continue;
+		if (raw_sigaction(sig, NULL, &old) == 0 && old.handler == SIG_IGN)
+			raw_sigaction(sig, &dfl, NULL);
+	}
+}
+
+/*
+ * Drop the pending signals the caller kept blocked (a SIGALRM of its
+ * itimer, a SIGUSR1): unblocked, their default action would kill sbx
+ * before it writes a record.  The abort signals stay for `sbx run`.
+ */
+static void drop_pending(uint64_t keep)
+{
+	uint64_t pending = 0;
+	struct timespec zero = { 0, 0 };
+
+	if (syscall(SYS_rt_sigpending, &pending, sizeof(pending)) != 0)
+		return;
+	for (int sig = 1; sig <= NSIG_KERNEL; sig++) {
+		uint64_t one = bit(sig);
+
+		if (!(pending & one) || (keep & one))
+			continue;
+		/* realtime signals queue: take them until none is left */
+		for (int i = 0; i < 4096; i++)
+			if (syscall(SYS_rt_sigtimedwait, &one, NULL, &zero,
+				    sizeof(uint64_t)) != sig)
+				break;
+	}
+}
+
+/* ITIMER_REAL/VIRTUAL/PROF survive execve: a caller's armed timer would
+ * kill sbx (SIGALRM) in the middle of a run. */
+static void disarm_itimers(void)
+{
+	static const int which[] = { ITIMER_REAL, ITIMER_VIRTUAL, ITIMER_PROF };
+	struct itimerval off;
+
+	memset(&off, 0, sizeof(off));
+	for (size_t i = 0; i < sizeof(which) / sizeof(which[0]); i++)
+		setitimer(which[i], &off, NULL);
+}
+
+void procstate_reset(bool hold_abort)
+{
+	uint64_t abort_set = bit(SIGINT) | bit(SIGTERM) | bit(SIGHUP);
+	uint64_t keep = hold_abort ? abort_set : 0;
+	mode_t mask;
+
+	disarm_itimers();
+	unignore_signals();
+	drop_pending(keep);
+	raw_sigmask(keep);
+	/* READ_IMPLIES_EXEC makes every readable mapping executable and
+	 * ADDR_NO_RANDOMIZE turns ASLR off, in sbx and in the jail. */
+	if (personality(0xffffffff) != PER_LINUX)
+		personality(PER_LINUX);
+	/* A huge slack delays sbx's timers: the wall limit would fire late. */
+	if (prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0) != TIMER_SLACK_DEFAULT_NS)
+		prctl(PR_SET_TIMERSLACK, TIMER_SLACK_DEFAULT_NS, 0, 0, 0);
+	/* The caller's umask keeps deciding who else may read what sbx writes
+	 * for it (-o, --result: its read/write bits for group and other); not
+	 * the owner's bits nor the search bits, or a root caller's umask 077
+	 * makes the workspace parent 0700 and locks the jail's uid out. */
+	mask = umask(0);
+	umask(mask & 066);
+}
+
+void procstate_default_signals(void)
+{
+	struct ksigaction dfl = { .handler = SIG_DFL };
+
+	for (int sig = 1; sig <= NSIG_KERNEL; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			raw_sigaction(sig, &dfl, NULL);
+	raw_sigmask(0);
+}

@@ -1,0 +1,33 @@
+/*
+ * procstate.h - undo the process state a caller can leave behind.
+ *
+ * A process keeps across execve() what its parent set: ignored signals, the
+ * blocked mask and pending signals, armed interval timers, the persona, the
+ * umask, the timer slack.  A caller of sbx (a service, a CI runner, a
+ * hostile local user) must not change how sbx supervises a run, nor hand
+ * any of it on to the jail.  main() calls procstate_reset() first of all;
+ * the target drops what is left (priority, umask 022) in jail/target.c.
+ */
+#ifndef SBX_PROCSTATE_H
+#define SBX_PROCSTATE_H
+
+#include <stdbool.h>
+
+/* The umask of every jail process (the init and the program). */
+#define JAIL_UMASK 022
+
+/*
+ * Every ignored signal back to SIG_DFL (1..64, glibc's 32 and 33 too),
+ * pending signals the caller had blocked dropped, no interval timer, the
+ * default timer slack and persona, and of the caller's umask only the
+ * group/other read and write bits (never the owner's or search bits).  The blocked mask becomes empty, or SIGINT/SIGTERM/SIGHUP when
+ * HOLD_ABORT (`sbx run` reads those from a signalfd; a pending one then
+ * aborts the run instead of killing sbx before its record).
+ */
+void procstate_reset(bool hold_abort);
+
+/* Every signal 1..64 (but SIGKILL/SIGSTOP) to SIG_DFL, even handled ones,
+ * and an empty blocked mask: for a process about to exec the program. */
+void procstate_default_signals(void);
+
+#endif
