@@ -9,8 +9,9 @@
  *
  *   init -> supervisor                      supervisor -> init
  *   CTL_READY          root built; carries   CTL_GO    fork+exec the target
- *                      the jail's /proc fd
- *                      and its tmpfs roots
+ *                      the jail's /proc fd,
+ *                      a sock_diag socket in
+ *                      its netns, its tmpfs roots
  *                      (SCM_RIGHTS) if any
  *   CTL_SETUP_FAILED   errno + text          CTL_TERM  SIGTERM every jail process
  *   CTL_STARTED        target exec'd
@@ -40,7 +41,7 @@ enum ctl_type {
 #define CTL_EV_SECCOMP_KILL 1
 #define CTL_EV_CPU_RLIMIT 2
 
-/* Most descriptors CTL_READY carries: /proc and up to 15 tmpfs roots. */
+/* Most descriptors CTL_READY carries: /proc, sock_diag, 14 tmpfs roots. */
 #define CTL_MAX_FDS 16
 
 struct ctl_msg {

@@ -17,6 +17,8 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/magic.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -451,7 +453,8 @@ static size_t open_jail_tmpfs(const struct policy *p, int *fds, size_t n, size_t
 	return n;
 }
 
-/* CTL_READY, with the jail's /proc and tmpfs roots attached (SCM_RIGHTS). */
+/* CTL_READY, with the jail's /proc, a sock_diag socket in its network
+ * namespace and its tmpfs roots attached (SCM_RIGHTS). */
 static void send_ready(const struct jail_plan *plan)
 {
 	struct ctl_msg m = { .type = CTL_READY };
@@ -466,6 +469,10 @@ static void send_ready(const struct jail_plan *plan)
 
 	fds[0] = open_jail_proc(plan->policy);
 	n = fds[0] >= 0 ? 1 : 0;
+	/* the jail's own network namespace only: the host's holds the host's sockets */
+	if (plan->policy->network != NET_HOST &&
+	    (fds[n] = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG)) >= 0)
+		n++;
 	n = open_jail_tmpfs(plan->policy, fds, n, CTL_MAX_FDS);
 	if (n > 0) {
 		memset(&u, 0, sizeof(u));

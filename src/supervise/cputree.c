@@ -28,6 +28,7 @@
  * does not have once the init changed credentials.
  */
 #include "supervise/cputree.h"
+#include "supervise/sockmem.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -38,6 +39,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #define MAX_DEPTH 4096
@@ -47,6 +50,7 @@ void cputree_init(struct cputree *t, pid_t init_pid)
 	memset(t, 0, sizeof(*t));
 	t->init_pid = init_pid;
 	t->proc_fd = -1;
+	t->diag_fd = -1;
 	t->ticks_per_s = sysconf(_SC_CLK_TCK);
 	if (t->ticks_per_s <= 0)
 		t->ticks_per_s = 100;
@@ -89,8 +93,30 @@ static int64_t tmpfs_kib(const struct cputree *t)
 	return kib;
 }
 
+void cputree_use_sock_diag(struct cputree *t, int fd)
+{
+	/* a dump that stalls must not stall the supervisor's loop */
+	struct timeval tv = { .tv_sec = 0, .tv_usec = 100000 };
+
+	if (t->diag_fd >= 0)
+		close(t->diag_fd);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	t->diag_fd = fd;
+}
+
+/* KiB queued in the jail's unix sockets (0 without a diag socket). */
+static int64_t socket_kib(const struct cputree *t)
+{
+	int64_t kib = t->diag_fd >= 0 ? sockmem_unix_kib(t->diag_fd) : 0;
+
+	return kib > 0 ? kib : 0;
+}
+
 void cputree_free(struct cputree *t)
 {
+	if (t->diag_fd >= 0)
+		close(t->diag_fd);
+	t->diag_fd = -1;
 	for (size_t i = 0; i < t->ntmpfs; i++)
 		close(t->tmpfs_fd[i]);
 	t->ntmpfs = 0;
@@ -491,7 +517,8 @@ static int64_t pss_kib(int dirfd, pid_t pid)
 
 int64_t cputree_memory_kib(struct cputree *t, int64_t limit_kib)
 {
-	int64_t page_kib = sysconf(_SC_PAGESIZE) / 1024, files = tmpfs_kib(t), rss = files;
+	int64_t page_kib = sysconf(_SC_PAGESIZE) / 1024, files = tmpfs_kib(t) + socket_kib(t);
+	int64_t rss = files;
 	int64_t pss = files;
 
 	if (t->proc_fd < 0)

@@ -32,6 +32,7 @@ struct cputree {
 	int proc_fd;    /* the jail's own /proc (from the init), -1 = none */
 	int tmpfs_fd[CPUTREE_MAX_TMPFS]; /* the jail's tmpfs roots (from the init) */
 	size_t ntmpfs;
+	int diag_fd;    /* sock_diag in the jail's own netns (from the init), -1 = none */
 	long ticks_per_s;
 	struct cpu_proc *procs; /* the last sample (sorted by pid) */
 	size_t n, cap;
@@ -52,6 +53,9 @@ void cputree_use_jail_proc(struct cputree *t, int fd);
 /* Charge the files of the tmpfs whose root FD is to the jail's memory.
  * Takes ownership of FD; a file system already held is dropped. */
 void cputree_use_tmpfs(struct cputree *t, int fd);
+/* Charge the queues of the unix sockets of the network namespace that the
+ * sock_diag socket FD belongs to.  Takes ownership of FD. */
+void cputree_use_sock_diag(struct cputree *t, int fd);
 void cputree_free(struct cputree *t);
 
 /* CPU ms used by every process the tree ever had, as far as the samples
@@ -67,7 +71,8 @@ void cputree_final_ms(const struct cputree *t, const struct rusage *ru, double *
 		      double *sys_ms);
 
 /*
- * Memory the jail holds, in KiB: the files in its tmpfs mounts (now) plus
+ * Memory the jail holds, in KiB: the files in its tmpfs mounts and the
+ * queues of its unix sockets (now) plus
  * what its live processes hold (from the last sample): the sum of their
  * RSS while the total is within LIMIT_KIB, else the sum of their PSS
  * (smaps_rollup), so that pages shared after fork() count once.  -1 when

@@ -35,6 +35,7 @@
 #include "jail/ctl.h"
 #include "jail/jail.h"
 #include "supervise/internal.h"
+#include "supervise/sockmem.h"
 
 #ifndef P_PIDFD
 #define P_PIDFD 3
@@ -219,7 +220,8 @@ static void close_ctl(struct sup *s)
 	s->ctl_eof = true;
 }
 
-/* Only a procfs directory, only with READY, only once; tmpfs roots too. */
+/* Only with READY, only once: a procfs directory, tmpfs roots, a
+ * sock_diag socket (the meter's sources, told apart by the kernel). */
 static void take_ctl_fd(struct sup *s, const struct ctl_msg *m, int fd)
 {
 	struct statfs sfs;
@@ -231,6 +233,11 @@ static void take_ctl_fd(struct sup *s, const struct ctl_msg *m, int fd)
 		}
 		if (sfs.f_type == TMPFS_MAGIC) {
 			cputree_use_tmpfs(&s->cpu, fd);
+			return;
+		}
+		/* the host's namespace would charge the host's sockets to the jail */
+		if (s->pol->network != NET_HOST && s->cpu.diag_fd < 0 && sockmem_is_diag(fd)) {
+			cputree_use_sock_diag(&s->cpu, fd);
 			return;
 		}
 	}

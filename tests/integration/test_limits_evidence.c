@@ -208,3 +208,40 @@ Test(limits_evidence, a_small_tmpfs_file_within_the_limit_is_fine)
 	cr_assert_str_eq(status_of(&r), "nonzero-exit", PROBE_REPORT(&r));
 	sbx_result_free(&r);
 }
+
+/* Attack: processes that fill AF_UNIX send buffers and never read them
+ * (30 of them pinned 1.7 GiB under --memory 64M on main, record ok). */
+Test(limits_evidence, unix_socket_buffers_count_against_memory)
+{
+	struct sbx_result r;
+
+	run_probe(&r, NULL, SBX_ARGV("--memory", "64M", "--time", "30s"), "res_sock_fill",
+		  SBX_ARGV("4", "8"));
+	cr_assert(!strstr(r.out, "ESCAPED:"), PROBE_REPORT(&r));
+	cr_assert_str_eq(status_of(&r), "memory-limit", PROBE_REPORT(&r));
+	sbx_result_free(&r);
+}
+
+/* The same through the jail's loopback network namespace. */
+Test(limits_evidence, unix_socket_buffers_count_with_a_loopback_network)
+{
+	struct sbx_result r;
+
+	run_probe(&r, NULL, SBX_ARGV("--net", "loopback", "--memory", "64M", "--time", "30s"),
+		  "res_sock_fill", SBX_ARGV("4", "8"));
+	cr_assert(!strstr(r.out, "ESCAPED:"), PROBE_REPORT(&r));
+	cr_assert_str_eq(status_of(&r), "memory-limit", PROBE_REPORT(&r));
+	sbx_result_free(&r);
+}
+
+/* One full socket (at most 2 x wmem_max) within the limit is fine. */
+Test(limits_evidence, a_socket_buffer_within_the_limit_is_fine)
+{
+	struct sbx_result r;
+
+	run_probe(&r, NULL, SBX_ARGV("--memory", "64M", "--time", "30s"), "res_sock_fill",
+		  SBX_ARGV("1", "1"));
+	cr_assert(strstr(r.out, "ESCAPED: 1 processes"), PROBE_REPORT(&r));
+	cr_assert_str_eq(status_of(&r), "nonzero-exit", PROBE_REPORT(&r));
+	sbx_result_free(&r);
+}

@@ -95,6 +95,7 @@ for p in "$DIR"/*; do
 	res_busy_loop|res_sigxcpu_ignorer|res_sigterm_trapper) run "$name" "$p" 0.5 ;;
 	res_cpu_hider)     run "$name" "$p" sigign 5 20 ;;
 	res_tmpfs_fill)    run "$name" "$p" "$WORK" 2 ;;
+	res_sock_fill)     run "$name" "$p" 1 1 ;;
 	*)                 run "$name" "$p" < /dev/null ;;
 	esac
 done
