@@ -160,29 +160,55 @@ int cputree_parse_stat(const char *text, struct cpu_proc *out)
 	return 0;
 }
 
-static int read_stat(int dirfd, pid_t pid, struct cpu_proc *out)
+/* PID's file NAME under DIRFD into TEXT (NUL-terminated); -1 if gone. */
+static int read_small(int dirfd, pid_t pid, const char *name, char *text, size_t size)
 {
-	char path[64], text[1024];
+	char path[64];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "%d/stat", (int)pid);
+	snprintf(path, sizeof(path), "%d/%s", (int)pid, name);
 	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1; /* vanished */
-	n = read(fd, text, sizeof(text) - 1);
+	n = read(fd, text, size - 1);
 	close(fd);
 	if (n <= 0)
 		return -1;
 	text[n] = '\0';
-	out->pid = pid;
-	out->state = 0;
-	return cputree_parse_stat(text, out);
+	return 0;
 }
 
-static int read_proc(int dirfd, const char *pid, struct cpu_proc *out)
+/*
+ * One process, its times in ns.  stat's times are whole clock ticks (10 ms):
+ * a child of 5 ms would read 0 however often it was sampled.  schedstat's
+ * first field is the main thread's exact runtime: the part of it above
+ * stat's user+system is charged as user time.
+ */
+static int read_stat(int dirfd, pid_t pid, int64_t tick_ns, struct cpu_proc *out)
 {
-	return read_stat(dirfd, (pid_t)atoi(pid), out);
+	char text[1024];
+	unsigned long long rt;
+
+	if (read_small(dirfd, pid, "stat", text, sizeof(text)) != 0 ||
+	    cputree_parse_stat(text, out) != 0)
+		return -1;
+	out->pid = pid;
+	out->state = 0;
+	for (int k = 0; k < 2; k++) {
+		out->own[k] *= tick_ns;
+		out->cc[k] *= tick_ns;
+	}
+	if (read_small(dirfd, pid, "schedstat", text, sizeof(text)) == 0 &&
+	    sscanf(text, "%llu", &rt) == 1 && rt < (unsigned long long)INT64_MAX / 4 &&
+	    (int64_t)rt > out->own[0] + out->own[1])
+		out->own[0] = (int64_t)rt - out->own[1];
+	return 0;
+}
+
+static int64_t tick_ns_of(const struct cputree *t)
+{
+	return 1000000000 / t->ticks_per_s;
 }
 
 static int push(struct cputree *t, const struct cpu_proc *p)
@@ -263,7 +289,8 @@ static int scan(struct cputree *t, int dirfd)
 	rewinddir(dir);
 	t->n = 0;
 	while ((d = readdir(dir)) != NULL) {
-		if (!isdigit((unsigned char)d->d_name[0]) || read_proc(dirfd, d->d_name, &p) != 0)
+		if (!isdigit((unsigned char)d->d_name[0]) ||
+		    read_stat(dirfd, (pid_t)atoi(d->d_name), tick_ns_of(t), &p) != 0)
 			continue;
 		if (push(t, &p) != 0) {
 			closedir(dir);
@@ -298,15 +325,15 @@ static struct cpu_proc *alive(struct cputree *t, const struct cpu_proc *p)
 
 /*
  * Credit the dead process D's charged time (its last own + cutime) to its
- * nearest live ancestor in this sample: [0..1] direct, when that is its
- * parent, else [2..3] (indirect: an orphan may have been reaped by the init
+ * nearest live ancestor in this sample: [0] direct, when that is its
+ * parent, else [1] (indirect: an orphan may have been reaped by the init
  * instead).  Parent links are the last sample's.  INIT: the init's index.
  */
 static void credit_dead(struct cputree *t, const struct cpu_proc *d, size_t init)
 {
 	const struct cpu_proc *q = d;
 	size_t to = init;
-	int slot = 2;
+	int slot = 1;
 
 	for (int depth = 0; depth < MAX_DEPTH; depth++) {
 		const struct cpu_proc *parent = find_in(t->prev, t->pn, q->ppid);
@@ -316,13 +343,12 @@ static void credit_dead(struct cputree *t, const struct cpu_proc *d, size_t init
 			break; /* left the tree: the init reaps what is left */
 		if (a) {
 			to = (size_t)(a - t->procs);
-			slot = q == d ? 0 : 2;
+			slot = q == d ? 0 : 1;
 			break;
 		}
 		q = parent;
 	}
-	for (int k = 0; k < 2; k++)
-		t->credit[to][slot + k] += d->own[k] + d->cc[k];
+	t->credit[to][slot] += d->own[0] + d->own[1] + d->cc[0] + d->cc[1];
 }
 
 /* Re-read the processes credited above: a child reaped after the scan read
@@ -331,11 +357,10 @@ static void reread_credited(struct cputree *t, int dirfd)
 {
 	for (size_t i = 0; i < t->n; i++) {
 		struct cpu_proc fresh, *p = &t->procs[i];
-		int64_t *c = t->credit[i];
-
-		if ((c[0] | c[1] | c[2] | c[3]) == 0)
+		if ((t->credit[i][0] | t->credit[i][1]) == 0)
 			continue;
-		if (read_stat(dirfd, p->pid, &fresh) == 0 && fresh.start == p->start) {
+		if (read_stat(dirfd, p->pid, tick_ns_of(t), &fresh) == 0 &&
+		    fresh.start == p->start) {
 			memcpy(p->own, fresh.own, sizeof(p->own));
 			memcpy(p->cc, fresh.cc, sizeof(p->cc));
 		}
@@ -347,22 +372,34 @@ static int64_t grown(int64_t now, int64_t before)
 	return now > before ? now - before : 0;
 }
 
-/* Charge what live process I gained; returns the indirect credit it did not
- * use (for the init).  K is 0 user, 1 system. */
-static int64_t charge(struct cputree *t, size_t i, int k, int64_t extra_indirect)
+/*
+ * Charge what live process I gained since the last sample; returns the
+ * indirect credit it did not use (for the init).  Credits are matched
+ * against cutime+cstime together (a child's user/system split as the
+ * kernel moves it into cutime is not the one the samples saw).
+ */
+static int64_t charge(struct cputree *t, size_t i, int64_t extra_indirect)
 {
-	const struct cpu_proc *p = &t->procs[i];
+	struct cpu_proc *p = &t->procs[i];
 	const struct cpu_proc *was = find_in(t->prev, t->pn, p->pid);
-	int64_t *c = t->credit[i];
-	int64_t g_own, g_cc, direct = c[k], indirect = c[2 + k] + extra_indirect, used;
+	int64_t direct = t->credit[i][0], indirect = t->credit[i][1] + extra_indirect;
+	int64_t g_own[2], g_cc[2], gcc, used, share0;
 
 	if (was && was->start != p->start)
 		was = NULL; /* a reused pid: a new process */
-	g_own = was ? grown(p->own[k], was->own[k]) : p->own[k];
-	g_cc = was ? grown(p->cc[k], was->cc[k]) : p->cc[k];
+	for (int k = 0; k < 2; k++) {
+		g_own[k] = was ? grown(p->own[k], was->own[k]) : p->own[k];
+		g_cc[k] = was ? grown(p->cc[k], was->cc[k]) : p->cc[k];
+		/* the highest seen stays: stat and schedstat may take turns at the top */
+		if (was && was->own[k] > p->own[k])
+			p->own[k] = was->own[k];
+	}
+	gcc = g_cc[0] + g_cc[1];
 	/* cutime growth up to the credited time is the dead children, already charged */
-	used = g_cc < direct + indirect ? g_cc : direct + indirect;
-	t->total[k] += g_own + g_cc - used;
+	used = gcc < direct + indirect ? gcc : direct + indirect;
+	share0 = gcc ? (int64_t)((__int128)used * g_cc[0] / gcc) : 0;
+	t->total[0] += g_own[0] + g_cc[0] - share0;
+	t->total[1] += g_own[1] + g_cc[1] - (used - share0);
 	used -= used < direct ? used : direct;
 	return indirect - used;
 }
@@ -396,14 +433,12 @@ static int account(struct cputree *t, int dirfd, size_t init)
 	}
 	if (deaths)
 		reread_credited(t, dirfd);
-	for (int k = 0; k < 2; k++) {
-		int64_t left = 0;
+	int64_t left = 0;
 
-		for (size_t i = 0; i < t->n; i++)
-			if (i != init)
-				left += charge(t, i, k, 0);
-		(void)charge(t, init, k, left);
-	}
+	for (size_t i = 0; i < t->n; i++)
+		if (i != init)
+			left += charge(t, i, 0);
+	(void)charge(t, init, left);
 	for (size_t i = 0; i < t->n; i++) {
 		const struct cpu_proc *was = find_in(t->prev, t->pn, t->procs[i].pid);
 		births += !was || was->start != t->procs[i].start;
@@ -415,7 +450,7 @@ static int account(struct cputree *t, int dirfd, size_t init)
 
 static int64_t total_ms(const struct cputree *t)
 {
-	return (t->total[0] + t->total[1]) * 1000 / t->ticks_per_s;
+	return (t->total[0] + t->total[1]) / 1000000;
 }
 
 int64_t cputree_sample_ms(struct cputree *t)
@@ -463,7 +498,8 @@ void cputree_final_ms(const struct cputree *t, const struct rusage *ru, double *
 		(double)ru->ru_utime.tv_sec * 1000.0 + (double)ru->ru_utime.tv_usec / 1000.0,
 		(double)ru->ru_stime.tv_sec * 1000.0 + (double)ru->ru_stime.tv_usec / 1000.0,
 	};
-	double tick_ms = 1000.0 / (double)t->ticks_per_s, out[2];
+	const double ns_ms = 1e-6;
+	double out[2];
 	pid_t init_pid = t->proc_fd >= 0 ? 1 : t->init_pid;
 
 	for (int k = 0; k < 2; k++) {
@@ -475,14 +511,14 @@ void cputree_final_ms(const struct cputree *t, const struct rusage *ru, double *
 		/* every process of the last sample is dead now; what the init's
 		 * rusage gained beyond their charged time ran after that sample */
 		for (size_t i = 0; i < t->n; i++) {
-			double v = (double)(t->procs[i].own[k] + t->procs[i].cc[k]) * tick_ms;
+			double v = (double)(t->procs[i].own[k] + t->procs[i].cc[k]) * ns_ms;
 			if (t->procs[i].pid == init_pid)
 				init_seen = v;
 			else
 				others += v;
 		}
 		double after = r[k] - init_seen - others;
-		double sum = (double)t->total[k] * tick_ms + (after > 0 ? after : 0);
+		double sum = (double)t->total[k] * ns_ms + (after > 0 ? after : 0);
 		out[k] = sum > r[k] ? sum : r[k];
 	}
 	*user_ms = out[0];

@@ -15,7 +15,8 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
-/* One process in one sample; [0] user, [1] system, in clock ticks. */
+/* One process in one sample; [0] user, [1] system, in ns (clock ticks from
+ * cputree_parse_stat). */
 struct cpu_proc {
 	pid_t pid, ppid;
 	uint64_t start;    /* start time: (pid, start) names one process */
@@ -38,10 +39,10 @@ struct cputree {
 	size_t n, cap;
 	struct cpu_proc *prev;  /* the sample before it */
 	size_t pn, pcap;
-	int64_t (*credit)[4];   /* scratch, per live process: dead ones' time, [0..1]
-				 * from its children, [2..3] from deeper ones */
+	int64_t (*credit)[2];   /* scratch, per live process: dead ones' time, [0]
+				 * from its children, [1] from deeper ones */
 	size_t ccap;
-	int64_t total[2];       /* ticks charged so far, user and system */
+	int64_t total[2];       /* ns charged so far, user and system */
 	bool sampled;           /* total holds at least one sample */
 	size_t churn;           /* births + deaths seen by the last sample */
 };

@@ -43,11 +43,13 @@
 
 #define MS (INT64_C(1000000))
 #define SETUP_TIMEOUT_NS (10000 * MS)
-/* The meter samples every 10 ms while the tree changes (births, deaths),
- * backing off to 100 ms while it does not, and never spends more than
- * 1/SAMPLE_COST_SHARE of one CPU: a sample that cost C waits >= C * share. */
+/* The meter samples every 10 ms while the tree changes (births, deaths)
+ * and for a second after, 100 ms once it is still, and never spends more
+ * than 1/SAMPLE_COST_SHARE of one CPU: a sample that cost C waits >= C *
+ * share. */
 #define SAMPLE_MIN_NS (10 * MS)
 #define SAMPLE_MAX_NS (100 * MS)
+#define SAMPLE_FAST_FOR_NS (1000 * MS)
 #define SAMPLE_COST_SHARE 20
 #define SETTLE_MARGIN_NS (1000 * MS)
 /* capture mode with an unlimited output limit still keeps memory bounded */
@@ -165,6 +167,7 @@ static void start_run(struct sup *s)
 	if (cpu != LIMIT_UNLIMITED || policy_limit(s->pol, LIM_MEMORY_MB) != LIMIT_UNLIMITED) {
 		s->cpu.init_pid = s->jail.init_pid;
 		s->sample_ns = SAMPLE_MIN_NS;
+		s->t_churn = s->t_go; /* the target is being born */
 		s->dl_cpu = s->t_go + s->sample_ns;
 		/* building the root is sbx's work, not the program's (item 4) */
 		s->setup_cpu_ms = cputree_sample_ms(&s->cpu);
@@ -399,10 +402,12 @@ static int64_t own_cpu_ns(void)
  * while it is still, and bounded by what the last sample cost us. */
 static void next_sample(struct sup *s, int64_t now, int64_t cost_ns)
 {
-	int64_t next = s->cpu.churn ? SAMPLE_MIN_NS : s->sample_ns * 2;
+	int64_t next;
 
-	if (next > SAMPLE_MAX_NS)
-		next = SAMPLE_MAX_NS;
+	if (s->cpu.churn)
+		s->t_churn = now;
+	/* a child that dies after the last sample takes its tail with it */
+	next = now - s->t_churn < SAMPLE_FAST_FOR_NS ? SAMPLE_MIN_NS : SAMPLE_MAX_NS;
 	if (next < cost_ns * SAMPLE_COST_SHARE)
 		next = cost_ns * SAMPLE_COST_SHARE;
 	s->sample_ns = next;

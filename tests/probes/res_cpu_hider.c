@@ -18,6 +18,8 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
+static int report_fd = -1; /* each child writes the CPU it used here */
+
 static void child(const char *mode, double ms)
 {
 	if (!strcmp(mode, "comm"))
@@ -25,6 +27,8 @@ static void child(const char *mode, double ms)
 	if (!strcmp(mode, "nodump"))
 		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	burn(ms / 1000);
+	double used = cpu_s();
+	(void)!write(report_fd, &used, sizeof(used));
 	_exit(0);
 }
 
@@ -44,18 +48,24 @@ int main(int argc, char **argv)
 	const char *mode = argc > 1 ? argv[1] : "sigign";
 	int n = argc > 2 ? atoi(argv[2]) : 100;
 	double ms = argc > 3 ? atof(argv[3]) : 100, t0 = mono_s();
+	int forked = 0, p[2];
+	double total = 0, used;
 
+	if (pipe(p) != 0)
+		probe_error("pipe: %s", errname(errno));
+	report_fd = p[1];
 	if (strcmp(mode, "zombie") != 0 && strcmp(mode, "reaped") != 0)
 		signal(SIGCHLD, SIG_IGN);
 	if (!strcmp(mode, "nodump"))
 		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	for (int i = 0; i < n; i++) {
 		if (!strcmp(mode, "forkms")) {
-			spawn(mode, ms);
+			forked += spawn(mode, ms) > 0;
 			usleep(1000);
 			continue;
 		}
 		pid_t pid = spawn(mode, ms);
+		forked += pid > 0;
 		/* SIG_IGN: waitpid blocks until the child is gone, then ECHILD */
 		if (pid > 0 && strcmp(mode, "zombie") != 0)
 			waitpid(pid, NULL, 0);
@@ -66,6 +76,9 @@ int main(int argc, char **argv)
 	}
 	while (wait(NULL) > 0 || errno == EINTR)
 		;
-	escaped("%d children of %.0f ms CPU each (%s) ran to the end in %.1f s", n, ms, mode,
-		mono_s() - t0);
+	close(p[1]);
+	while (read(p[0], &used, sizeof(used)) == (ssize_t)sizeof(used))
+		total += used;
+	escaped("%d children of %.0f ms CPU each (%s; %d forked, %.0f ms of CPU in all) ran to "
+		"the end in %.1f s", n, ms, mode, forked, total * 1000, mono_s() - t0);
 }
