@@ -245,3 +245,20 @@ Test(limits_evidence, a_socket_buffer_within_the_limit_is_fine)
 	cr_assert_str_eq(status_of(&r), "nonzero-exit", PROBE_REPORT(&r));
 	sbx_result_free(&r);
 }
+
+/* The record's CPU is the tree's, auto-reaped children included: 10
+ * children of 100 ms under a budget they stay within (main: about 3 ms). */
+Test(limits_evidence, the_record_shows_the_cpu_of_auto_reaped_children)
+{
+	struct sbx_result r;
+	const char *v;
+	double used = 0;
+
+	run_probe(&r, NULL, SBX_ARGV("--cpu", "60s", "--time", "60s"), "res_cpu_hider",
+		  SBX_ARGV("sigign", "10", "100"));
+	v = strstr(r.out, "forked, ");
+	cr_assert(v && sscanf(v, "forked, %lf ms", &used) == 1 && used >= 900, PROBE_REPORT(&r));
+	cr_assert(tree_cpu_ms(&r) >= 0.8 * used && tree_cpu_ms(&r) <= 1.2 * used + 50,
+		  "charged far from what the children used: " PROBE_REPORT(&r));
+	sbx_result_free(&r);
+}
