@@ -262,3 +262,16 @@ Test(limits_evidence, the_record_shows_the_cpu_of_auto_reaped_children)
 		  "charged far from what the children used: " PROBE_REPORT(&r));
 	sbx_result_free(&r);
 }
+
+/* Attack: memory in processes that made themselves non-dumpable, so that
+ * their smaps_rollup refuses the supervisor: they count by their RSS. */
+Test(limits_evidence, memory_of_non_dumpable_processes_counts)
+{
+	struct sbx_result r;
+
+	run_probe(&r, NULL, SBX_ARGV("--memory", "64M", "--time", "30s"), "res_mem_nodump",
+		  SBX_ARGV("5", "20"));
+	cr_assert(!strstr(r.out, "ESCAPED:"), PROBE_REPORT(&r));
+	cr_assert_str_eq(status_of(&r), "memory-limit", PROBE_REPORT(&r));
+	sbx_result_free(&r);
+}

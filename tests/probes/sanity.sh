@@ -96,6 +96,7 @@ for p in "$DIR"/*; do
 	res_cpu_hider)     run "$name" "$p" sigign 5 20 ;;
 	res_tmpfs_fill)    run "$name" "$p" "$WORK" 2 ;;
 	res_sock_fill)     run "$name" "$p" 1 1 ;;
+	res_mem_nodump)    run "$name" "$p" 2 2 ;;
 	*)                 run "$name" "$p" < /dev/null ;;
 	esac
 done
