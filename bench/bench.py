@@ -49,7 +49,7 @@ class Bench:
         if not os.path.exists(self.bpf):
             self.bpf = None
         self.res = {"meta": self.meta(), "skipped": [], "startup": {}, "language": {},
-                    "throughput": {}, "relay": {}, "memory": {}, "phases": {},
+                    "throughput": {}, "relay": {}, "memory": {}, "meter": {}, "phases": {},
                     "ratios": {}, "floors": {}}
         self.sbx_ok, self.sbx_note = self.probe_sbx()
         self.res["kernel_floor"] = self.kernel_floor()
@@ -439,9 +439,47 @@ class Bench:
             "supervisor_peak_rss_under_4MiB": verdict(max(rss) < 4096 if rss else None),
         }
 
+    # ----- 6. the tree meter's own CPU -----------------------------------
+
+    def meter(self):
+        """Supervisor CPU (sbx's own utime+stime, not its children's) over 5 s
+        while the jail holds N processes, still or churning (issue 12)."""
+        print("6. tree meter cost", file=sys.stderr)
+        if not self.need("meter", sbx=True):
+            return
+        for n in ((10, 1000) if not self.quick else (10, 200)):
+            for churn in (False, True):
+                key = f"{n}_procs_{'churn' if churn else 'still'}"
+                self.res["meter"][key] = self.meter_once(n, churn)
+
+    def meter_once(self, n, churn, hold_s=5.0):
+        script = (f"i=0; while [ $i -lt {n} ]; do sleep 60 & i=$((i+1)); done; "
+                  + ("while :; do /bin/true; done & " if churn else "")
+                  + f"echo ready; sleep {hold_s + 2}")
+        cmd = [self.sbx, "run", "-q", "--pids", str(n + 64), "--cpu", "600s",
+               "--memory", "16G", "--time", "120s", "--", "/bin/sh", "-c", script]
+        tick = os.sysconf("SC_CLK_TCK")
+
+        def own_cpu(pid):
+            with open(f"/proc/{pid}/stat") as f:
+                t = f.read().rsplit(")", 1)[1].split()
+            return (int(t[11]) + int(t[12])) / tick
+
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        try:
+            if p.stdout.readline().strip() != "ready":
+                return {"error": "the jail did not start its processes"}
+            t0, c0 = time.monotonic(), own_cpu(p.pid)
+            time.sleep(hold_s)
+            c1, t1 = own_cpu(p.pid), time.monotonic()
+        finally:
+            p.wait(timeout=120)
+        return {"processes": n, "churn": churn, "supervisor_cpu_pct": round(100 * (c1 - c0) / (t1 - t0), 2),
+                "seconds": round(t1 - t0, 2)}
+
     def run_all(self):
         for step in (self.startup, self.language, self.throughput, self.relay, self.memory,
-                     self.phases):
+                     self.meter, self.phases):
             step()
         self.derive()
         self.res["meta"]["loadavg_end"] = os.getloadavg()[0]
@@ -596,6 +634,12 @@ def table_rows(res):
             rows.append(("peak RSS", k, "error", st["error"]))
         elif st and st.get("max_rss_kib"):
             rows.append(("peak RSS", k, f"{st['max_rss_kib'] / 1024:.2f} MiB", "time -v (tree)"))
+    for k, st in res.get("meter", {}).items():
+        if st and "supervisor_cpu_pct" in st:
+            rows.append(("tree meter", f"{st['processes']} processes, {'churning' if st['churn'] else 'still'}",
+                         f"{st['supervisor_cpu_pct']:.2f} % CPU", f"sbx's own CPU over {st['seconds']} s"))
+        elif st:
+            rows.append(("tree meter", k, "error", st.get("error", "")))
     for k, v in res["ratios"].items():
         if v is not None:
             rows.append(("ratio", k, f"{v:.2f}x", ""))
@@ -667,7 +711,7 @@ def main():
     b = Bench(args)
     if not b.tools["hyperfine"]:
         b.skip("startup/language/throughput/relay", "hyperfine is not installed")
-        for step in (b.memory, b.phases):
+        for step in (b.memory, b.meter, b.phases):
             step()
         b.derive()
     else:

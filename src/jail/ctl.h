@@ -9,12 +9,15 @@
  *
  *   init -> supervisor                      supervisor -> init
  *   CTL_READY          root built; carries   CTL_GO    fork+exec the target
- *                      the jail's /proc fd
+ *                      the jail's /proc fd,
+ *                      a sock_diag socket in
+ *                      its netns, its tmpfs roots
  *                      (SCM_RIGHTS) if any
  *   CTL_SETUP_FAILED   errno + text          CTL_TERM  SIGTERM every jail process
  *   CTL_STARTED        target exec'd
  *   CTL_EXEC_FAILED    errno (ENOENT->127, else 126)
- *   CTL_EXITED         value = wait status of the target
+ *   CTL_EXITED         value = wait status of the target,
+ *                      sys_errno = kernel evidence (CTL_EV_* bits)
  */
 #ifndef SBX_CTL_H
 #define SBX_CTL_H
@@ -31,10 +34,22 @@ enum ctl_type {
 	CTL_TERM,
 };
 
+/* CTL_EXITED evidence, from the target's zombie: the kernel marked its
+ * seccomp mode dead, i.e. the filter killed it (a SIGSYS from kill(2) does
+ * not); its CPU as the kernel counts it reached RLIMIT_CPU's soft limit
+ * (so its SIGXCPU was the kernel's). */
+#define CTL_EV_SECCOMP_KILL 1
+#define CTL_EV_CPU_RLIMIT 2
+
+/* Most descriptors CTL_READY carries: /proc, sock_diag, 14 tmpfs roots. */
+#define CTL_MAX_FDS 16
+
 struct ctl_msg {
 	uint32_t type;
 	int32_t value;     /* wait status for CTL_EXITED */
-	int32_t sys_errno; /* for *_FAILED */
+	int32_t sys_errno; /* for *_FAILED; CTL_EV_* bits for CTL_EXITED */
+	int64_t cpu_ns;    /* CTL_EXITED: the target's CPU as the kernel counts
+			    * it (ticks, RLIMIT_CPU's clock), -1 = unknown */
 	char text[500];    /* NUL-terminated: the failing step, for people */
 };
 

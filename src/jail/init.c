@@ -17,6 +17,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/magic.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -30,6 +33,7 @@
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fds.h"
@@ -132,14 +136,15 @@ static int build_jail(const struct jail_plan *plan)
 	const struct policy *p = plan->policy;
 	const char *host = p->hostname ? p->hostname : "sbx";
 	struct sbx_err err = { 0 };
-	int proc_fd;
+	int proc_fd, ucount_fd;
 
 	if (become_jail_user(plan, &err) < 0)
 		setup_failed(plan, &err);
 	tie_to_supervisor(plan);
-	/* Before anything of the program's runs: its share of the caller's
-	 * inotify and namespace quotas (ucount.c). */
-	if (ucount_limit_jail(&err) < 0)
+	/* The host /proc's view of our user namespace's quotas, kept for after
+	 * the root is built: building it (open_tree, fsmount) needs mount
+	 * namespaces that max_mnt_namespaces=0 would refuse (ucount.c). */
+	if ((ucount_fd = ucount_open(&err)) < 0)
 		setup_failed(plan, &err);
 	/* Not dumpable: the target (same uid) cannot open the fds in /proc/1/fd to
 	 * reach the control socket, nor ptrace us. */
@@ -158,6 +163,10 @@ static int build_jail(const struct jail_plan *plan)
 		setup_failed(plan, &err);
 	}
 	if (p->network == NET_LOOPBACK && net_loopback_up(&err) < 0)
+		setup_failed(plan, &err);
+	/* Before anything of the program's runs: its share of the caller's
+	 * inotify and namespace quotas. */
+	if (ucount_limit_jail(ucount_fd, &err) < 0)
 		setup_failed(plan, &err);
 	jail_log(plan, "jail ready");
 	return proc_fd;
@@ -180,18 +189,80 @@ static void wait_for_go(const struct jail_plan *plan)
 	}
 }
 
-static int reap_children(pid_t target, int *status, bool *target_done)
-{
-	int st;
-	pid_t pid;
+/* What the init peeks at on the target's zombie, before the reap. */
+struct exit_probe {
+	int status_fd;    /* its /proc/PID/status, -1 = none */
+	int64_t cpu_soft; /* RLIMIT_CPU's soft limit in ns, 0 = none */
+};
 
-	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
-		if (pid == target) {
+/* The seccomp filter itself killed it: the kernel marks the task that the
+ * filter kills SECCOMP_MODE_DEAD ("Seccomp: 3"); a SIGSYS that anyone sent
+ * leaves it 2. */
+static bool killed_by_filter(int status_fd)
+{
+	char text[8192];
+	const char *p;
+	ssize_t n;
+
+	if (status_fd < 0 || (n = pread(status_fd, text, sizeof(text) - 1, 0)) <= 0)
+		return false;
+	text[n] = '\0';
+	p = strstr(text, "\nSeccomp:\t");
+	return p && strncmp(p + 10, "3\n", 2) == 0;
+}
+
+/* PID's CPU as the kernel counts it for RLIMIT_CPU: the tick-based
+ * process PROF clock, which any process may read.  -1 if it cannot. */
+static int64_t prof_ns(pid_t pid)
+{
+	clockid_t prof = (clockid_t)(~(unsigned)pid << 3) | 0; /* CPUCLOCK_PROF */
+	struct timespec ts;
+
+	if (clock_gettime(prof, &ts) != 0)
+		return -1;
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Kernel evidence of what killed the target (SI, its zombie, peeked): its
+ * CPU at RLIMIT_CPU's soft limit makes a SIGXCPU the kernel's, not one
+ * that anyone sent at 1 ms.  The kernel's CPU count goes to *CPU_NS. */
+static int32_t exit_evidence(const siginfo_t *si, const struct exit_probe *ep,
+			     int64_t *cpu_ns)
+{
+	*cpu_ns = prof_ns(si->si_pid);
+	if (si->si_code != CLD_KILLED && si->si_code != CLD_DUMPED)
+		return 0;
+	if (si->si_status == SIGSYS && killed_by_filter(ep->status_fd))
+		return CTL_EV_SECCOMP_KILL;
+	if (si->si_status == SIGXCPU && ep->cpu_soft > 0 && *cpu_ns >= ep->cpu_soft)
+		return CTL_EV_CPU_RLIMIT;
+	return 0;
+}
+
+/* Reap every zombie; the target's with its evidence.  1: children remain. */
+static int reap_children(pid_t target, const struct exit_probe *ep, int *status,
+			 struct ctl_msg *exited, bool *target_done)
+{
+	siginfo_t si;
+	int st;
+
+	for (;;) {
+		memset(&si, 0, sizeof(si));
+		/* peek first: only the unreaped zombie still shows what killed it */
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) != 0)
+			return errno == ECHILD ? 0 : 1;
+		if (si.si_pid == 0)
+			return 1;
+		if (si.si_pid == target)
+			exited->sys_errno = exit_evidence(&si, ep, &exited->cpu_ns);
+		if (waitpid(si.si_pid, &st, WNOHANG) != si.si_pid)
+			return 1;
+		if (si.si_pid == target) {
 			*status = st;
+			exited->value = st;
 			*target_done = true;
 		}
 	}
-	return pid < 0 && errno == ECHILD ? 0 : 1; /* 1: children remain */
 }
 
 static void drain_signalfd(int sfd)
@@ -208,11 +279,12 @@ __attribute__((noreturn)) static void teardown(const struct jail_plan *plan, int
 	uint64_t grace = policy_kill_grace_ms(plan->policy);
 	uint64_t deadline;
 	bool unused = false;
+	struct ctl_msg unused_msg;
 	int st;
 
 	deadline = jail_now_ns() + grace * 1000000;
 	kill(-1, SIGTERM);
-	while (reap_children(-1, &st, &unused)) {
+	while (reap_children(-1, NULL, &st, &unused_msg, &unused)) {
 		struct pollfd pfd = { .fd = sfd, .events = POLLIN };
 		uint64_t now = jail_now_ns();
 
@@ -272,9 +344,29 @@ static void ctl_event(const struct jail_plan *plan)
 		kill(-1, SIGTERM);
 }
 
-__attribute__((noreturn)) static void supervise_target(const struct jail_plan *plan,
-						       pid_t target, int sfd)
+/* What to peek at on the target's zombie: its status in the jail's /proc
+ * (none without one) and the policy's RLIMIT_CPU soft limit (rlimit.c). */
+static struct exit_probe open_exit_probe(const struct jail_plan *plan, int proc,
+					 pid_t pid)
 {
+	uint64_t ms = policy_limit(plan->policy, LIM_CPU_TIME_MS);
+	struct exit_probe ep = { .status_fd = -1 };
+	char path[32];
+
+	if (ms != LIMIT_UNLIMITED)
+		ep.cpu_soft = (int64_t)((ms + 999) / 1000) * 1000000000;
+	if (proc < 0)
+		return ep;
+	snprintf(path, sizeof(path), "%d/status", (int)pid);
+	ep.status_fd = openat(proc, path, O_RDONLY | O_CLOEXEC);
+	close(proc);
+	return ep;
+}
+
+__attribute__((noreturn)) static void supervise_target(const struct jail_plan *plan,
+						       pid_t target, int sfd, struct exit_probe ep)
+{
+	struct ctl_msg exited = { .type = CTL_EXITED, .cpu_ns = -1 };
 	bool done = false;
 	int status = 0;
 
@@ -288,9 +380,11 @@ __attribute__((noreturn)) static void supervise_target(const struct jail_plan *p
 			_exit(1);
 		if (pfd[1].revents) {
 			drain_signalfd(sfd);
-			reap_children(target, &status, &done);
+			reap_children(target, &ep, &status, &exited, &done);
 			if (done) {
-				send_msg(plan->ctl_fd, CTL_EXITED, status, 0, NULL);
+				while (send(plan->ctl_fd, &exited, sizeof(exited), MSG_NOSIGNAL) < 0 &&
+				       errno == EINTR)
+					;
 				teardown(plan, sfd);
 			}
 		}
@@ -299,7 +393,7 @@ __attribute__((noreturn)) static void supervise_target(const struct jail_plan *p
 	}
 }
 
-__attribute__((noreturn)) static void start_target(const struct jail_plan *plan)
+__attribute__((noreturn)) static void start_target(const struct jail_plan *plan, int proc_fd)
 {
 	const struct jail_spec *s = plan->spec;
 	struct sbx_err err = { 0 };
@@ -335,34 +429,66 @@ __attribute__((noreturn)) static void start_target(const struct jail_plan *plan)
 			close(fd);
 	}
 	report_start(plan, report[0]);
-	supervise_target(plan, pid, sfd);
+	supervise_target(plan, pid, sfd, open_exit_probe(plan, proc_fd, pid));
 }
 
-/* CTL_READY, with the jail's /proc attached (SCM_RIGHTS) when there is one. */
-static void send_ready(const struct jail_plan *plan, int fd)
+/* The jail's tmpfs mounts (its root, /dev, every tmpfs entry), as open
+ * directories into FDS from index N: the supervisor charges what their
+ * files hold to memory_mb (issue 12).  Returns the new count. */
+static size_t open_jail_tmpfs(const struct policy *p, int *fds, size_t n, size_t max)
+{
+	struct statfs sfs;
+
+	for (size_t i = 0; i <= p->nmounts && n < max; i++) {
+		const struct mount_entry *m = i < p->nmounts ? &p->mounts[i] : NULL;
+
+		if (m && m->type != MNT_TMPFS && m->type != MNT_DEV)
+			continue;
+		int fd = open(m ? m->dst : "/", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0 && fstatfs(fd, &sfs) == 0 && sfs.f_type == TMPFS_MAGIC)
+			fds[n++] = fd;
+		else if (fd >= 0)
+			close(fd);
+	}
+	return n;
+}
+
+/* CTL_READY, with the jail's /proc (PROC_FD, the init keeps it), a
+ * sock_diag socket in its network namespace and its tmpfs roots attached
+ * (SCM_RIGHTS). */
+static void send_ready(const struct jail_plan *plan, int proc_fd)
 {
 	struct ctl_msg m = { .type = CTL_READY };
 	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
 	union {
 		struct cmsghdr align;
-		char buf[CMSG_SPACE(sizeof(int))];
+		char buf[CMSG_SPACE(sizeof(int) * CTL_MAX_FDS)];
 	} u;
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	int fds[CTL_MAX_FDS];
+	size_t n = 0;
 
-	if (fd >= 0) {
+	fds[0] = proc_fd;
+	n = proc_fd >= 0 ? 1 : 0;
+	/* the jail's own network namespace only: the host's holds the host's sockets */
+	if (plan->policy->network != NET_HOST &&
+	    (fds[n] = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG)) >= 0)
+		n++;
+	n = open_jail_tmpfs(plan->policy, fds, n, CTL_MAX_FDS);
+	if (n > 0) {
 		memset(&u, 0, sizeof(u));
 		mh.msg_control = u.buf;
-		mh.msg_controllen = sizeof(u.buf);
+		mh.msg_controllen = CMSG_SPACE(sizeof(int) * n);
 		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
 		c->cmsg_level = SOL_SOCKET;
 		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+		c->cmsg_len = CMSG_LEN(sizeof(int) * n);
+		memcpy(CMSG_DATA(c), fds, sizeof(int) * n);
 	}
 	while (sendmsg(plan->ctl_fd, &mh, MSG_NOSIGNAL) < 0 && errno == EINTR)
 		;
-	if (fd >= 0)
-		close(fd);
+	for (size_t i = proc_fd >= 0 ? 1 : 0; i < n; i++)
+		close(fds[i]);
 }
 
 /*
@@ -414,6 +540,7 @@ static void init_drop_privileges(const struct jail_plan *plan)
 void init_main(struct jail_plan *plan)
 {
 	char go;
+	int proc_fd;
 
 	/* The jail's tree is built with a known umask, not the caller's. */
 	umask(JAIL_UMASK);
@@ -423,8 +550,9 @@ void init_main(struct jail_plan *plan)
 		_exit(1);
 	close(plan->sync_fd);
 	plan->sync_fd = -1;
-	send_ready(plan, build_jail(plan));
+	proc_fd = build_jail(plan);
+	send_ready(plan, proc_fd);
 	wait_for_go(plan);
 	init_drop_privileges(plan);
-	start_target(plan);
+	start_target(plan, proc_fd);
 }

@@ -99,8 +99,11 @@ int ownproc_arg_area(int procfd, struct jail_plan *plan, struct sbx_err *err);
 
 /* ucount.c: lower the jail's user-namespace limits (/proc/sys/user), so
  * the jail cannot use up its caller's per-user quotas; needs the init's
- * CAP_SYS_RESOURCE in the jail's user namespace. */
-int ucount_limit_jail(struct sbx_err *err);
+ * CAP_SYS_RESOURCE in the jail's user namespace.  ucount_open() opens the
+ * directory while the host /proc is visible; ucount_limit_jail() writes
+ * through it (after the root is built) and closes it. */
+int ucount_open(struct sbx_err *err);
+int ucount_limit_jail(int dirfd, struct sbx_err *err);
 
 /* caps.c: drop every capability in every set and verify. */
 int caps_drop_all(struct sbx_err *err);

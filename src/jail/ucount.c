@@ -9,8 +9,10 @@
  * A new user namespace starts with INT_MAX everywhere; the init, which
  * holds CAP_SYS_RESOURCE in it while it builds the jail, lowers them
  * before anything else runs.  The sysctl a process sees is the one of its
- * own user namespace, so the write goes through whichever /proc is mounted
- * (the host's, before the root is built).
+ * own user namespace, so the write goes through the host's /proc, opened
+ * before the root is built and written once it is: building it clones
+ * mounts (open_tree, fsmount), and each clone is an anonymous mount
+ * namespace that max_mnt_namespaces=0 would refuse with ENOSPC.
  *
  * The trade-off: the caller's quota (128 inotify instances by default) is
  * shared by all its processes and jails, so N jails at a time can still
@@ -45,14 +47,15 @@ static const struct {
 	{ "max_time_namespaces", "0" },
 };
 
-static int write_limit(const char *name, const char *value, struct sbx_err *err)
+static int write_limit(int dirfd, const char *name, const char *value,
+		       struct sbx_err *err)
 {
 	char path[64];
 	size_t len = strlen(value);
 	int fd, e = 0;
 
 	snprintf(path, sizeof(path), "/proc/sys/user/%s", name);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
+	fd = openat(dirfd, name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT)
 		return 0; /* this kernel has no such count */
 	if (fd < 0 || write(fd, value, len) != (ssize_t)len)
@@ -67,10 +70,23 @@ static int write_limit(const char *name, const char *value, struct sbx_err *err)
 	return 0;
 }
 
-int ucount_limit_jail(struct sbx_err *err)
+int ucount_open(struct sbx_err *err)
 {
-	for (size_t i = 0; i < sizeof(jail_ucounts) / sizeof(jail_ucounts[0]); i++)
-		if (write_limit(jail_ucounts[i].name, jail_ucounts[i].value, err) < 0)
-			return -1;
-	return 0;
+	int fd = open("/proc/sys/user", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return err_set(err, ERR_SETUP, errno, "opening /proc/sys/user: %s "
+			       "(sbx needs the host's /proc to bound the jail's share of "
+			       "your quotas)", strerror(errno));
+	return fd;
+}
+
+int ucount_limit_jail(int dirfd, struct sbx_err *err)
+{
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < sizeof(jail_ucounts) / sizeof(jail_ucounts[0]); i++)
+		rc = write_limit(dirfd, jail_ucounts[i].name, jail_ucounts[i].value, err);
+	close(dirfd);
+	return rc;
 }

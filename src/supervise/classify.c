@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "jail/ctl.h"
 #include "supervise/internal.h"
 
 static void say(struct result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -43,9 +44,12 @@ static double ms_between(int64_t a, int64_t b)
 	return (double)(b - a) / 1e6;
 }
 
-static double tv_ms(struct timeval tv)
+/* Whole-tree CPU at settle: the meter's count of every process the jail
+ * had (auto-reaped ones too), never less than the init's rusage, which
+ * covers only the processes reaped by wait(). */
+static void tree_cpu(const struct sup *s, double *user_ms, double *sys_ms)
 {
-	return (double)tv.tv_sec * 1000.0 + (double)tv.tv_usec / 1000.0;
+	cputree_final_ms(&s->cpu, &s->init_ru, user_ms, sys_ms);
 }
 
 static void fill_measurements(struct sup *s)
@@ -57,9 +61,8 @@ static void fill_measurements(struct sup *s)
 	r->wall_ms = ms_between(s->t_go, s->target_exited ? s->t_exit : s->t_init_dead);
 	if (!s->rusage_ok)
 		return;
-	/* the init is idle; its rusage covers every reaped process of the jail */
-	r->cpu_user_ms = tv_ms(s->init_ru.ru_utime);
-	r->cpu_sys_ms = tv_ms(s->init_ru.ru_stime);
+	/* the tree's figures, the ones the CPU limit was judged by */
+	tree_cpu(s, &r->cpu_user_ms, &r->cpu_sys_ms);
 	r->max_rss_kib = s->init_ru.ru_maxrss;
 }
 
@@ -151,32 +154,35 @@ static void fill_target(struct sup *s)
 	}
 }
 
-static bool target_signaled(const struct sup *s, int sig)
-{
-	return s->target_exited && WIFSIGNALED(s->target_status) &&
-	       WTERMSIG(s->target_status) == sig;
-}
-
-/* Whole-tree CPU at settle: rusage of the init (all reaped), else the meter. */
+/* The tree's CPU at settle, less the init's setup before GO (item 4). */
 static int64_t tree_cpu_ms(const struct sup *s)
 {
-	if (s->rusage_ok)
-		return (int64_t)(tv_ms(s->init_ru.ru_utime) + tv_ms(s->init_ru.ru_stime)) -
-		       s->setup_cpu_ms;
-	return s->cpu_sampled_ms;
+	double user, sys;
+
+	if (!s->rusage_ok)
+		return s->cpu_sampled_ms;
+	tree_cpu(s, &user, &sys);
+	return (int64_t)(user + sys) - s->setup_cpu_ms;
 }
 
-/* SIGXCPU, the meter, or CPU >= budget at settle: the last one catches a
- * program that trapped or masked SIGXCPU and exited in the soft-to-hard gap
- * (requirements items 7, 8, 11). */
+/* The meter fired, the tree's CPU at settle reached the budget, or the
+ * target died of SIGXCPU with its CPU at RLIMIT_CPU's soft limit as the
+ * kernel counts it (ticks, which may run ahead of the precise times the
+ * meter reads).  A SIGXCPU alone is no evidence: anyone may send it
+ * (`kill -XCPU $$`; issue 12). */
+static bool kernel_xcpu(const struct sup *s)
+{
+	return s->target_exited && WIFSIGNALED(s->target_status) &&
+	       WTERMSIG(s->target_status) == SIGXCPU && (s->target_evidence & CTL_EV_CPU_RLIMIT);
+}
+
 static bool cpu_exhausted(const struct sup *s)
 {
 	uint64_t budget = policy_limit(s->pol, LIM_CPU_TIME_MS);
 
 	if (budget == LIMIT_UNLIMITED || !s->go_sent)
 		return false;
-	return s->cpu_exceeded || target_signaled(s, SIGXCPU) ||
-	       (uint64_t)tree_cpu_ms(s) >= budget;
+	return s->cpu_exceeded || kernel_xcpu(s) || (uint64_t)tree_cpu_ms(s) >= budget;
 }
 
 static bool classify_setup(struct sup *s)
@@ -229,15 +235,22 @@ static bool classify_limits(struct sup *s)
 		say(r, "wall-clock timeout (%" PRIu64 " ms)", policy_limit(s->pol, LIM_WALL_TIME_MS));
 	} else if (cpu_exhausted(s)) {
 		r->status = ST_CPU_LIMIT;
-		say(r, "CPU time exhausted (%" PRIu64 " ms)", policy_limit(s->pol, LIM_CPU_TIME_MS));
+		if (kernel_xcpu(s) && s->target_cpu_ns >= 0)
+			/* the record's figures are precise times; the kernel's ticks may run ahead */
+			say(r, "CPU time exhausted (%" PRIu64 " ms): the kernel's SIGXCPU at "
+			       "RLIMIT_CPU, after %" PRId64 " ms by its tick count",
+			    policy_limit(s->pol, LIM_CPU_TIME_MS), s->target_cpu_ns / 1000000);
+		else
+			say(r, "CPU time exhausted (%" PRIu64 " ms)",
+			    policy_limit(s->pol, LIM_CPU_TIME_MS));
 	} else if (r->cgroup_oom) {
 		r->status = ST_MEMORY_LIMIT;
 		say(r, "out of memory: killed by the kernel's OOM killer (memory_mb = %" PRIu64 ")",
 		    policy_limit(s->pol, LIM_MEMORY_MB));
 	} else if (s->memory_exceeded) {
 		r->status = ST_MEMORY_LIMIT;
-		say(r, "memory limit exceeded: the jail's processes together held %" PRId64
-		       " MiB (memory_mb = %" PRIu64 ", measured by sbx from /proc)",
+		say(r, "memory limit exceeded: the jail's processes, tmpfs files and socket buffers "
+		       "together held %" PRId64 " MiB (memory_mb = %" PRIu64 ", measured by sbx)",
 		    s->memory_seen_kib / 1024, policy_limit(s->pol, LIM_MEMORY_MB));
 	} else if (s->output_limited) {
 		r->status = ST_OUTPUT_LIMIT;
@@ -258,14 +271,22 @@ static void classify_signal(struct sup *s)
 
 	result_signal_name(sig, name, sizeof(name));
 	r->exit_status = 128 + sig;
-	if (sig == SIGSYS) {
+	/* seccomp only on the kernel's word: a SIGSYS from kill(2) is a signal */
+	if (sig == SIGSYS && (s->target_evidence & CTL_EV_SECCOMP_KILL)) {
 		r->status = ST_SECCOMP;
 		say(r, "killed by the seccomp filter (SIGSYS): a forbidden system call");
 		return;
 	}
 	r->status = ST_SIGNALED;
-	if (sig == SIGXFSZ)
-		say(r, "killed by SIGXFSZ: file size limit exceeded (file_size_mb = %" PRIu64 ")",
+	if (sig == SIGSYS)
+		say(r, "killed by SIGSYS, not by the seccomp filter (the kernel did not "
+		       "mark the program's filter as the killer)");
+	else if (sig == SIGXCPU && policy_limit(s->pol, LIM_CPU_TIME_MS) != LIMIT_UNLIMITED)
+		say(r, "killed by SIGXCPU, not for CPU: the jail's CPU stayed below "
+		       "cpu_time_ms (a signal anyone may send)");
+	else if (sig == SIGXFSZ)
+		say(r, "killed by SIGXFSZ, the signal the kernel sends for a write past "
+		       "file_size_mb = %" PRIu64 " (anyone may send it too)",
 		    policy_limit(s->pol, LIM_FILE_SIZE_MB));
 	else
 		say(r, "killed by %s%s", name, r->core_dumped ? " (core dumped)" : "");

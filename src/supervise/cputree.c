@@ -1,11 +1,22 @@
 /*
- * cputree.c - whole-tree CPU accounting by /proc.
+ * cputree.c - whole-tree CPU accounting by /proc, for every process the
+ * jail ever had.
  *
- * Sum over the init and every live descendant of utime + stime (its own
- * threads) + cutime + cstime (its reaped descendants).  A process's time
- * moves to its parent's cutime when reaped, and orphans are reaped by the
- * jail's init (or a subreaper inside the jail, itself a descendant), so
- * nothing is counted twice and nothing that ran is lost.
+ * A live process shows its own time (utime+stime) and that of the
+ * descendants it reaped (cutime+cstime).  Summing the live processes is not
+ * enough: a child auto-reaped (its parent set SIGCHLD to SIG_IGN) reaches
+ * nobody's cutime, and its time would vanish with it (issue 12).  So the
+ * meter charges, sample by sample, what each process gained since the last
+ * sample: the growth of its own time, plus the growth of its cutime minus
+ * what the meter already charged to the children that died since (their
+ * last own+cutime, credited to their nearest live ancestor; what a direct
+ * parent did not take, an orphan's, goes to the init, which reaps orphans).
+ * A child the parent auto-reaped leaves no cutime growth: its charge stays.
+ * Processes are named by (pid, start time), so a reused pid is a new one.
+ *
+ * What no sample sees: a process born and auto-reaped between two samples
+ * (the supervisor samples every 10 ms while the tree changes).  Its time
+ * reaches no cutime and no sample: only a cgroup would count it.
  *
  * The jail's init passes the supervisor a descriptor of the jail's own
  * /proc, which lists exactly the processes of the jail's pid namespace:
@@ -17,14 +28,19 @@
  * does not have once the init changed credentials.
  */
 #include "supervise/cputree.h"
+#include "supervise/sockmem.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #define MAX_DEPTH 4096
@@ -34,6 +50,7 @@ void cputree_init(struct cputree *t, pid_t init_pid)
 	memset(t, 0, sizeof(*t));
 	t->init_pid = init_pid;
 	t->proc_fd = -1;
+	t->diag_fd = -1;
 	t->ticks_per_s = sysconf(_SC_CLK_TCK);
 	if (t->ticks_per_s <= 0)
 		t->ticks_per_s = 100;
@@ -46,58 +63,152 @@ void cputree_use_jail_proc(struct cputree *t, int fd)
 	t->proc_fd = fd;
 }
 
+void cputree_use_tmpfs(struct cputree *t, int fd)
+{
+	struct stat st, other;
+
+	for (size_t i = 0; fstat(fd, &st) == 0 && i < t->ntmpfs; i++) {
+		/* one file system counted once, however often it is mounted */
+		if (fstat(t->tmpfs_fd[i], &other) == 0 && other.st_dev == st.st_dev) {
+			close(fd);
+			return;
+		}
+	}
+	if (t->ntmpfs == CPUTREE_MAX_TMPFS) {
+		close(fd);
+		return;
+	}
+	t->tmpfs_fd[t->ntmpfs++] = fd;
+}
+
+/* KiB in use in the jail's tmpfs mounts: their files live in RAM (or swap). */
+static int64_t tmpfs_kib(const struct cputree *t)
+{
+	struct statfs sfs;
+	int64_t kib = 0;
+
+	for (size_t i = 0; i < t->ntmpfs; i++)
+		if (fstatfs(t->tmpfs_fd[i], &sfs) == 0 && sfs.f_blocks >= sfs.f_bfree)
+			kib += (int64_t)((sfs.f_blocks - sfs.f_bfree) * (uint64_t)sfs.f_bsize / 1024);
+	return kib;
+}
+
+void cputree_use_sock_diag(struct cputree *t, int fd)
+{
+	/* a dump that stalls must not stall the supervisor's loop */
+	struct timeval tv = { .tv_sec = 0, .tv_usec = 100000 };
+
+	if (t->diag_fd >= 0)
+		close(t->diag_fd);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	t->diag_fd = fd;
+}
+
+/* KiB queued in the jail's unix sockets (0 without a diag socket). */
+static int64_t socket_kib(const struct cputree *t)
+{
+	int64_t kib = t->diag_fd >= 0 ? sockmem_unix_kib(t->diag_fd) : 0;
+
+	return kib > 0 ? kib : 0;
+}
+
 void cputree_free(struct cputree *t)
 {
+	if (t->diag_fd >= 0)
+		close(t->diag_fd);
+	t->diag_fd = -1;
+	for (size_t i = 0; i < t->ntmpfs; i++)
+		close(t->tmpfs_fd[i]);
+	t->ntmpfs = 0;
 	if (t->proc_fd >= 0)
 		close(t->proc_fd);
 	t->proc_fd = -1;
 	free(t->procs);
-	t->procs = NULL;
-	t->n = t->cap = 0;
+	free(t->prev);
+	free(t->credit);
+	t->procs = t->prev = NULL;
+	t->credit = NULL;
+	t->n = t->cap = t->pn = t->pcap = t->ccap = 0;
 }
 
-int cputree_parse_stat(const char *text, pid_t *ppid, int64_t *ticks, int64_t *rss_pages)
+int cputree_parse_stat(const char *text, struct cpu_proc *out)
 {
 	/* comm may contain spaces and ')': the fields start after the last ')' */
 	const char *p = strrchr(text, ')');
-	unsigned long long ut, st;
+	unsigned long long ut, st, start;
 	long long cut, cst, rss;
 	int pp;
 
 	if (!p)
 		return -1;
 	/* 3 state, 4 ppid, 5..13 skipped, 14 utime 15 stime 16 cutime 17 cstime,
-	 * 18..23 skipped, 24 rss (pages) */
+	 * 18..21 skipped, 22 starttime, 23 skipped, 24 rss (pages) */
 	if (sscanf(p + 1, " %*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %lld %lld"
-		   " %*d %*d %*d %*d %*u %*u %lld",
-		   &pp, &ut, &st, &cut, &cst, &rss) != 6)
+		   " %*d %*d %*d %*d %llu %*u %lld",
+		   &pp, &ut, &st, &cut, &cst, &start, &rss) != 7)
 		return -1;
-	if (cut < 0 || cst < 0 || rss < 0)
+	if (cut < 0 || cst < 0 || rss < 0 || ut > INT64_MAX / 4 || st > INT64_MAX / 4 ||
+	    cut > INT64_MAX / 4 || cst > INT64_MAX / 4)
 		return -1;
-	*ppid = pp;
-	*ticks = (int64_t)(ut + st + (unsigned long long)cut + (unsigned long long)cst);
-	*rss_pages = rss;
+	out->ppid = pp;
+	out->start = start;
+	out->own[0] = (int64_t)ut;
+	out->own[1] = (int64_t)st;
+	out->cc[0] = cut;
+	out->cc[1] = cst;
+	out->rss_pages = rss;
 	return 0;
 }
 
-static int read_proc(int dirfd, const char *pid, struct cpu_proc *out)
+/* PID's file NAME under DIRFD into TEXT (NUL-terminated); -1 if gone. */
+static int read_small(int dirfd, pid_t pid, const char *name, char *text, size_t size)
 {
-	char path[64], text[1024];
+	char path[64];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/stat", pid);
+	snprintf(path, sizeof(path), "%d/%s", (int)pid, name);
 	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1; /* vanished */
-	n = read(fd, text, sizeof(text) - 1);
+	n = read(fd, text, size - 1);
 	close(fd);
 	if (n <= 0)
 		return -1;
 	text[n] = '\0';
-	out->pid = (pid_t)atoi(pid);
+	return 0;
+}
+
+/*
+ * One process, its times in ns.  stat's times are whole clock ticks (10 ms):
+ * a child of 5 ms would read 0 however often it was sampled.  schedstat's
+ * first field is the main thread's exact runtime: the part of it above
+ * stat's user+system is charged as user time.
+ */
+static int read_stat(int dirfd, pid_t pid, int64_t tick_ns, struct cpu_proc *out)
+{
+	char text[1024];
+	unsigned long long rt;
+
+	if (read_small(dirfd, pid, "stat", text, sizeof(text)) != 0 ||
+	    cputree_parse_stat(text, out) != 0)
+		return -1;
+	out->pid = pid;
 	out->state = 0;
-	return cputree_parse_stat(text, &out->ppid, &out->ticks, &out->rss_pages);
+	for (int k = 0; k < 2; k++) {
+		out->own[k] *= tick_ns;
+		out->cc[k] *= tick_ns;
+	}
+	if (read_small(dirfd, pid, "schedstat", text, sizeof(text)) == 0 &&
+	    sscanf(text, "%llu", &rt) == 1 && rt < (unsigned long long)INT64_MAX / 4 &&
+	    (int64_t)rt > out->own[0] + out->own[1])
+		out->own[0] = (int64_t)rt - out->own[1];
+	return 0;
+}
+
+static int64_t tick_ns_of(const struct cputree *t)
+{
+	return 1000000000 / t->ticks_per_s;
 }
 
 static int push(struct cputree *t, const struct cpu_proc *p)
@@ -121,11 +232,16 @@ static int by_pid(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static struct cpu_proc *find(struct cputree *t, pid_t pid)
+static struct cpu_proc *find_in(struct cpu_proc *v, size_t n, pid_t pid)
 {
 	struct cpu_proc key = { .pid = pid };
 
-	return bsearch(&key, t->procs, t->n, sizeof(key), by_pid);
+	return v ? bsearch(&key, v, n, sizeof(key), by_pid) : NULL;
+}
+
+static struct cpu_proc *find(struct cputree *t, pid_t pid)
+{
+	return find_in(t->procs, t->n, pid);
 }
 
 /* Is P the init or below it?  Walks parent links, memoizing the answer. */
@@ -173,7 +289,8 @@ static int scan(struct cputree *t, int dirfd)
 	rewinddir(dir);
 	t->n = 0;
 	while ((d = readdir(dir)) != NULL) {
-		if (!isdigit((unsigned char)d->d_name[0]) || read_proc(dirfd, d->d_name, &p) != 0)
+		if (!isdigit((unsigned char)d->d_name[0]) ||
+		    read_stat(dirfd, (pid_t)atoi(d->d_name), tick_ns_of(t), &p) != 0)
 			continue;
 		if (push(t, &p) != 0) {
 			closedir(dir);
@@ -185,50 +302,227 @@ static int scan(struct cputree *t, int dirfd)
 	return 0;
 }
 
-/* Through the jail's /proc: every process listed is the jail's; its pid 1
- * is the init. */
-static int64_t sample_jail(struct cputree *t)
+/* Keep only the init and its descendants (the host's /proc lists all). */
+static void keep_tree(struct cputree *t)
 {
-	int64_t ticks = 0;
-	bool saw_init = false;
+	size_t k = 0;
 
-	if (scan(t, t->proc_fd) != 0)
-		return -1;
-	for (size_t i = 0; i < t->n; i++) {
-		ticks += t->procs[i].ticks;
-		saw_init |= t->procs[i].pid == 1;
+	for (size_t i = 0; i < t->n; i++)
+		(void)in_tree(t, &t->procs[i]);
+	for (size_t i = 0; i < t->n; i++)
+		if (t->procs[i].state == 1)
+			t->procs[k++] = t->procs[i];
+	t->n = k;
+}
+
+/* This sample's record of P: the same pid and start time, or NULL (dead). */
+static struct cpu_proc *alive(struct cputree *t, const struct cpu_proc *p)
+{
+	struct cpu_proc *q = find(t, p->pid);
+
+	return q && q->start == p->start ? q : NULL;
+}
+
+/*
+ * Credit the dead process D's charged time (its last own + cutime) to its
+ * nearest live ancestor in this sample: [0] direct, when that is its
+ * parent, else [1] (indirect: an orphan may have been reaped by the init
+ * instead).  Parent links are the last sample's.  INIT: the init's index.
+ */
+static void credit_dead(struct cputree *t, const struct cpu_proc *d, size_t init)
+{
+	const struct cpu_proc *q = d;
+	size_t to = init;
+	int slot = 1;
+
+	for (int depth = 0; depth < MAX_DEPTH; depth++) {
+		const struct cpu_proc *parent = find_in(t->prev, t->pn, q->ppid);
+		const struct cpu_proc *a = parent ? alive(t, parent) : NULL;
+
+		if (!parent)
+			break; /* left the tree: the init reaps what is left */
+		if (a) {
+			to = (size_t)(a - t->procs);
+			slot = q == d ? 0 : 1;
+			break;
+		}
+		q = parent;
 	}
-	if (!saw_init)
-		return -1; /* the init is gone: the final rusage will say */
-	return ticks * 1000 / t->ticks_per_s;
+	t->credit[to][slot] += d->own[0] + d->own[1] + d->cc[0] + d->cc[1];
+}
+
+/* Re-read the processes credited above: a child reaped after the scan read
+ * its parent would else be charged twice (once now, once as cutime). */
+static void reread_credited(struct cputree *t, int dirfd)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		struct cpu_proc fresh, *p = &t->procs[i];
+		if ((t->credit[i][0] | t->credit[i][1]) == 0)
+			continue;
+		if (read_stat(dirfd, p->pid, tick_ns_of(t), &fresh) == 0 &&
+		    fresh.start == p->start) {
+			memcpy(p->own, fresh.own, sizeof(p->own));
+			memcpy(p->cc, fresh.cc, sizeof(p->cc));
+		}
+	}
+}
+
+static int64_t grown(int64_t now, int64_t before)
+{
+	return now > before ? now - before : 0;
+}
+
+/*
+ * Charge what live process I gained since the last sample; returns the
+ * indirect credit it did not use (for the init).  Credits are matched
+ * against cutime+cstime together (a child's user/system split as the
+ * kernel moves it into cutime is not the one the samples saw).
+ */
+static int64_t charge(struct cputree *t, size_t i, int64_t extra_indirect)
+{
+	struct cpu_proc *p = &t->procs[i];
+	const struct cpu_proc *was = find_in(t->prev, t->pn, p->pid);
+	int64_t direct = t->credit[i][0], indirect = t->credit[i][1] + extra_indirect;
+	int64_t g_own[2], g_cc[2], gcc, used, share0;
+
+	if (was && was->start != p->start)
+		was = NULL; /* a reused pid: a new process */
+	for (int k = 0; k < 2; k++) {
+		g_own[k] = was ? grown(p->own[k], was->own[k]) : p->own[k];
+		g_cc[k] = was ? grown(p->cc[k], was->cc[k]) : p->cc[k];
+		/* the highest seen stays: stat and schedstat may take turns at the top */
+		if (was && was->own[k] > p->own[k])
+			p->own[k] = was->own[k];
+	}
+	gcc = g_cc[0] + g_cc[1];
+	/* cutime growth up to the credited time is the dead children, already charged */
+	used = gcc < direct + indirect ? gcc : direct + indirect;
+	share0 = gcc ? (int64_t)((__int128)used * g_cc[0] / gcc) : 0;
+	t->total[0] += g_own[0] + g_cc[0] - share0;
+	t->total[1] += g_own[1] + g_cc[1] - (used - share0);
+	used -= used < direct ? used : direct;
+	return indirect - used;
+}
+
+static int grow_credit(struct cputree *t)
+{
+	if (t->n > t->ccap) {
+		size_t cap = t->n * 2;
+		void *v = realloc(t->credit, cap * sizeof(*t->credit));
+		if (!v)
+			return -1;
+		t->credit = v;
+		t->ccap = cap;
+	}
+	memset(t->credit, 0, t->n * sizeof(*t->credit));
+	return 0;
+}
+
+/* Fold this sample (t->procs) against the last (t->prev) into t->total. */
+static int account(struct cputree *t, int dirfd, size_t init)
+{
+	size_t births = 0, deaths = 0;
+
+	if (grow_credit(t) != 0)
+		return -1;
+	for (size_t i = 0; i < t->pn; i++) {
+		if (!alive(t, &t->prev[i])) {
+			credit_dead(t, &t->prev[i], init);
+			deaths++;
+		}
+	}
+	if (deaths)
+		reread_credited(t, dirfd);
+	int64_t left = 0;
+
+	for (size_t i = 0; i < t->n; i++)
+		if (i != init)
+			left += charge(t, i, 0);
+	(void)charge(t, init, left);
+	for (size_t i = 0; i < t->n; i++) {
+		const struct cpu_proc *was = find_in(t->prev, t->pn, t->procs[i].pid);
+		births += !was || was->start != t->procs[i].start;
+	}
+	t->churn = t->sampled ? births + deaths : 0;
+	t->sampled = true;
+	return 0;
+}
+
+static int64_t total_ms(const struct cputree *t)
+{
+	return (t->total[0] + t->total[1]) / 1000000;
 }
 
 int64_t cputree_sample_ms(struct cputree *t)
 {
-	int64_t ticks = 0;
+	struct cpu_proc *swap_v;
+	size_t swap_n, init = 0;
 	bool saw_init = false;
-	int host_proc;
+	int dirfd = t->proc_fd;
+	pid_t init_pid = t->proc_fd >= 0 ? 1 : t->init_pid; /* the jail's /proc: pid 1 */
+	int rc;
 
 	if (t->init_pid <= 0)
 		return -1;
-	if (t->proc_fd >= 0)
-		return sample_jail(t);
-	host_proc = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (host_proc < 0)
+	if (dirfd < 0 && (dirfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return -1;
-	int rc = scan(t, host_proc);
-	close(host_proc);
-	if (rc != 0)
-		return -1;
-	for (size_t i = 0; i < t->n; i++) {
-		if (in_tree(t, &t->procs[i])) {
-			ticks += t->procs[i].ticks;
-			saw_init |= t->procs[i].pid == t->init_pid;
+	/* this sample goes into the older buffer; the last one becomes prev */
+	swap_v = t->prev, swap_n = t->pcap;
+	t->prev = t->procs, t->pn = t->n, t->pcap = t->cap;
+	t->procs = swap_v, t->cap = swap_n, t->n = 0;
+	rc = scan(t, dirfd);
+	if (rc == 0 && t->proc_fd < 0)
+		keep_tree(t);
+	for (size_t i = 0; rc == 0 && i < t->n; i++) {
+		if (t->procs[i].pid == init_pid) {
+			saw_init = true;
+			init = i;
 		}
 	}
-	if (!saw_init)
-		return -1; /* the init is gone: the final rusage will say */
-	return ticks * 1000 / t->ticks_per_s;
+	/* the init is gone: keep the last sample for cputree_final_ms */
+	if (rc != 0 || !saw_init || account(t, dirfd, init) != 0) {
+		swap_v = t->procs, swap_n = t->cap;
+		t->procs = t->prev, t->n = t->pn, t->cap = t->pcap;
+		t->prev = swap_v, t->pcap = swap_n, t->pn = 0;
+		rc = -1;
+	}
+	if (dirfd != t->proc_fd)
+		close(dirfd);
+	return rc == 0 ? total_ms(t) : -1;
+}
+
+void cputree_final_ms(const struct cputree *t, const struct rusage *ru, double *user_ms,
+		      double *sys_ms)
+{
+	double r[2] = {
+		(double)ru->ru_utime.tv_sec * 1000.0 + (double)ru->ru_utime.tv_usec / 1000.0,
+		(double)ru->ru_stime.tv_sec * 1000.0 + (double)ru->ru_stime.tv_usec / 1000.0,
+	};
+	const double ns_ms = 1e-6;
+	double out[2];
+	pid_t init_pid = t->proc_fd >= 0 ? 1 : t->init_pid;
+
+	for (int k = 0; k < 2; k++) {
+		double init_seen = 0, others = 0;
+
+		out[k] = r[k];
+		if (!t->sampled)
+			continue;
+		/* every process of the last sample is dead now; what the init's
+		 * rusage gained beyond their charged time ran after that sample */
+		for (size_t i = 0; i < t->n; i++) {
+			double v = (double)(t->procs[i].own[k] + t->procs[i].cc[k]) * ns_ms;
+			if (t->procs[i].pid == init_pid)
+				init_seen = v;
+			else
+				others += v;
+		}
+		double after = r[k] - init_seen - others;
+		double sum = (double)t->total[k] * ns_ms + (after > 0 ? after : 0);
+		out[k] = sum > r[k] ? sum : r[k];
+	}
+	*user_ms = out[0];
+	*sys_ms = out[1];
 }
 
 /* "Pss:" of /proc/PID/smaps_rollup in KiB, or -1 with errno: EACCES for a
@@ -259,7 +553,9 @@ static int64_t pss_kib(int dirfd, pid_t pid)
 
 int64_t cputree_memory_kib(struct cputree *t, int64_t limit_kib)
 {
-	int64_t page_kib = sysconf(_SC_PAGESIZE) / 1024, rss = 0, pss = 0;
+	int64_t page_kib = sysconf(_SC_PAGESIZE) / 1024, files = tmpfs_kib(t) + socket_kib(t);
+	int64_t rss = files;
+	int64_t pss = files;
 
 	if (t->proc_fd < 0)
 		return -1;

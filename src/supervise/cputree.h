@@ -1,10 +1,10 @@
 /*
- * cputree.h - CPU time and memory of a whole jail: every live descendant of
- * its init plus (for CPU) everything already reaped (private to supervise/).
+ * cputree.h - CPU time and memory of a whole jail: every process it ever
+ * had, alive, reaped or auto-reaped (private to supervise/).
  *
  * RLIMIT_CPU and RLIMIT_AS are per process and every child starts with a
  * fresh budget, so the supervisor meters the tree itself (requirements
- * items 11 and 16).
+ * items 11 and 16; issue 12).
  */
 #ifndef SBX_SUPERVISE_CPUTREE_H
 #define SBX_SUPERVISE_CPUTREE_H
@@ -12,41 +12,76 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
+/* One process in one sample; [0] user, [1] system, in ns (clock ticks from
+ * cputree_parse_stat). */
 struct cpu_proc {
 	pid_t pid, ppid;
-	int64_t ticks;  /* utime+stime+cutime+cstime */
+	uint64_t start;    /* start time: (pid, start) names one process */
+	int64_t own[2];    /* utime, stime: its own threads */
+	int64_t cc[2];     /* cutime, cstime: the descendants it reaped */
 	int64_t rss_pages;
-	int state;      /* walk memo: 0 unknown, 1 in the tree, 2 not */
+	int state;         /* walk memo: 0 unknown, 1 in the tree, 2 not */
 };
+
+#define CPUTREE_MAX_TMPFS 16
 
 struct cputree {
 	pid_t init_pid; /* host pid of the jail's init (alive, not reaped) */
 	int proc_fd;    /* the jail's own /proc (from the init), -1 = none */
+	int tmpfs_fd[CPUTREE_MAX_TMPFS]; /* the jail's tmpfs roots (from the init) */
+	size_t ntmpfs;
+	int diag_fd;    /* sock_diag in the jail's own netns (from the init), -1 = none */
 	long ticks_per_s;
-	struct cpu_proc *procs; /* scratch for one sample, reused */
+	struct cpu_proc *procs; /* the last sample (sorted by pid) */
 	size_t n, cap;
+	struct cpu_proc *prev;  /* the sample before it */
+	size_t pn, pcap;
+	int64_t (*credit)[2];   /* scratch, per live process: dead ones' time, [0]
+				 * from its children, [1] from deeper ones */
+	size_t ccap;
+	int64_t total[2];       /* ns charged so far, user and system */
+	bool sampled;           /* total holds at least one sample */
+	size_t churn;           /* births + deaths seen by the last sample */
 };
 
 void cputree_init(struct cputree *t, pid_t init_pid);
 /* Meter through the jail's own /proc: it lists exactly the jail's
  * processes, so no host-wide scan is needed.  Takes ownership of FD. */
 void cputree_use_jail_proc(struct cputree *t, int fd);
+/* Charge the files of the tmpfs whose root FD is to the jail's memory.
+ * Takes ownership of FD; a file system already held is dropped. */
+void cputree_use_tmpfs(struct cputree *t, int fd);
+/* Charge the queues of the unix sockets of the network namespace that the
+ * sock_diag socket FD belongs to.  Takes ownership of FD. */
+void cputree_use_sock_diag(struct cputree *t, int fd);
 void cputree_free(struct cputree *t);
 
-/* CPU ms used by the tree so far, or -1 when /proc cannot say. */
+/* CPU ms used by every process the tree ever had, as far as the samples
+ * saw them, or -1 when /proc cannot say (the init is gone). */
 int64_t cputree_sample_ms(struct cputree *t);
 
 /*
- * Memory the jail's live processes hold, in KiB, from the last sample: the
- * sum of their RSS while that is within LIMIT_KIB, else the sum of their
- * PSS (smaps_rollup), so that pages shared after fork() count once.  -1
- * when there is no jail /proc to read.
+ * The tree's final CPU once the init was reaped with rusage RU (its own and
+ * its reaped descendants'): the samples' total plus what RU gained since
+ * the last sample, and never less than RU.  USER_MS and SYS_MS.
+ */
+void cputree_final_ms(const struct cputree *t, const struct rusage *ru, double *user_ms,
+		      double *sys_ms);
+
+/*
+ * Memory the jail holds, in KiB: the files in its tmpfs mounts and the
+ * queues of its unix sockets (now) plus
+ * what its live processes hold (from the last sample): the sum of their
+ * RSS while the total is within LIMIT_KIB, else the sum of their PSS
+ * (smaps_rollup), so that pages shared after fork() count once.  -1 when
+ * there is no jail /proc to read.
  */
 int64_t cputree_memory_kib(struct cputree *t, int64_t limit_kib);
 
-/* Parse one /proc/PID/stat text: ppid, utime+stime+cutime+cstime ticks, rss pages. */
-int cputree_parse_stat(const char *text, pid_t *ppid, int64_t *ticks, int64_t *rss_pages);
+/* Parse one /proc/PID/stat text into P (pid excepted). */
+int cputree_parse_stat(const char *text, struct cpu_proc *p);
 
 #endif

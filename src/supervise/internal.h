@@ -40,6 +40,8 @@ struct sup {
 	/* what the init reported */
 	bool ready, go_sent, started, target_exited, ctl_eof;
 	int target_status;          /* raw wait status (CTL_EXITED) */
+	int32_t target_evidence;    /* CTL_EV_* bits the init saw on the zombie */
+	int64_t target_cpu_ns;      /* its CPU by the kernel's tick count, -1 = unknown */
 	bool exec_failed;
 	int exec_errno;
 	bool setup_failed, setup_timed_out;
@@ -52,6 +54,8 @@ struct sup {
 	int64_t memory_seen_kib;    /* the meter's total when it fired */
 	bool term_sent, init_killed, init_reaped;
 	int64_t cpu_sampled_ms;     /* last whole-tree sample (0 = none) */
+	int64_t sample_ns;          /* the meter's current interval */
+	int64_t t_churn;            /* when a sample last saw a birth or death */
 	int64_t setup_cpu_ms;       /* the jail's CPU before GO (the init's setup) */
 	bool rusage_ok;
 	struct rusage init_ru;

@@ -35,6 +35,7 @@
 #include "jail/ctl.h"
 #include "jail/jail.h"
 #include "supervise/internal.h"
+#include "supervise/sockmem.h"
 
 #ifndef P_PIDFD
 #define P_PIDFD 3
@@ -42,7 +43,14 @@
 
 #define MS (INT64_C(1000000))
 #define SETUP_TIMEOUT_NS (10000 * MS)
-#define CPU_SAMPLE_NS (100 * MS)
+/* The meter samples every 10 ms while the tree changes (births, deaths)
+ * and for a second after, 100 ms once it is still, and never spends more
+ * than 1/SAMPLE_COST_SHARE of one CPU: a sample that cost C waits >= C *
+ * share. */
+#define SAMPLE_MIN_NS (10 * MS)
+#define SAMPLE_MAX_NS (100 * MS)
+#define SAMPLE_FAST_FOR_NS (1000 * MS)
+#define SAMPLE_COST_SHARE 20
 #define SETTLE_MARGIN_NS (1000 * MS)
 /* capture mode with an unlimited output limit still keeps memory bounded */
 #define CAPTURE_CEILING (UINT64_C(64) << 20)
@@ -158,7 +166,9 @@ static void start_run(struct sup *s)
 	/* one meter samples the tree for both CPU and memory */
 	if (cpu != LIMIT_UNLIMITED || policy_limit(s->pol, LIM_MEMORY_MB) != LIMIT_UNLIMITED) {
 		s->cpu.init_pid = s->jail.init_pid;
-		s->dl_cpu = s->t_go + CPU_SAMPLE_NS;
+		s->sample_ns = SAMPLE_MIN_NS;
+		s->t_churn = s->t_go; /* the target is being born */
+		s->dl_cpu = s->t_go + s->sample_ns;
 		/* building the root is sbx's work, not the program's (item 4) */
 		s->setup_cpu_ms = cputree_sample_ms(&s->cpu);
 		if (s->setup_cpu_ms < 0)
@@ -193,6 +203,8 @@ static void on_ctl_msg(struct sup *s, const struct ctl_msg *m)
 		if (!s->target_exited) {
 			s->target_exited = true;
 			s->target_status = m->value;
+			s->target_evidence = m->sys_errno;
+			s->target_cpu_ns = m->cpu_ns;
 			s->t_exit = sup_now_ns();
 			s->dl_wall = 0;
 			/* the init tears down the rest within kill_grace; else we do */
@@ -211,32 +223,55 @@ static void close_ctl(struct sup *s)
 	s->ctl_eof = true;
 }
 
-/* Read every queued control message (the init is untrusted input to bound). */
-/* One message; an fd attached to CTL_READY is the jail's /proc (init.c). */
+/* Only with READY, only once: a procfs directory, tmpfs roots, a
+ * sock_diag socket (the meter's sources, told apart by the kernel). */
+static void take_ctl_fd(struct sup *s, const struct ctl_msg *m, int fd)
+{
+	struct statfs sfs;
+
+	if (m->type == CTL_READY && !s->ready && fstatfs(fd, &sfs) == 0) {
+		if (sfs.f_type == PROC_SUPER_MAGIC && s->cpu.proc_fd < 0) {
+			cputree_use_jail_proc(&s->cpu, fd);
+			return;
+		}
+		if (sfs.f_type == TMPFS_MAGIC) {
+			cputree_use_tmpfs(&s->cpu, fd);
+			return;
+		}
+		/* the host's namespace would charge the host's sockets to the jail */
+		if (s->pol->network != NET_HOST && s->cpu.diag_fd < 0 && sockmem_is_diag(fd)) {
+			cputree_use_sock_diag(&s->cpu, fd);
+			return;
+		}
+	}
+	close(fd);
+}
+
+/* One message; fds attached to CTL_READY are the jail's /proc and its tmpfs
+ * roots (init.c), told apart by their file system type. */
 static ssize_t recv_ctl(struct sup *s, struct ctl_msg *m)
 {
 	union {
 		struct cmsghdr align;
-		char buf[CMSG_SPACE(sizeof(int))];
+		char buf[CMSG_SPACE(sizeof(int) * CTL_MAX_FDS)];
 	} u;
 	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
 			     .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
 	ssize_t n = recvmsg(s->ctl_fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 	struct cmsghdr *c = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL;
-	struct statfs sfs;
-	int fd;
+	int fds[CTL_MAX_FDS];
+	size_t nfds;
 
 	if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
-	    c->cmsg_len != CMSG_LEN(sizeof(int)))
+	    c->cmsg_len < CMSG_LEN(sizeof(int)))
 		return n;
-	memcpy(&fd, CMSG_DATA(c), sizeof(fd));
-	/* only a procfs directory, only with READY, only once */
-	if (m->type == CTL_READY && s->cpu.proc_fd < 0 && fstatfs(fd, &sfs) == 0 &&
-	    sfs.f_type == PROC_SUPER_MAGIC)
-		cputree_use_jail_proc(&s->cpu, fd);
-	else
-		close(fd);
+	nfds = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+	if (nfds > CTL_MAX_FDS)
+		nfds = CTL_MAX_FDS;
+	memcpy(fds, CMSG_DATA(c), nfds * sizeof(int));
+	for (size_t i = 0; i < nfds; i++)
+		take_ctl_fd(s, m, fds[i]);
 	return n;
 }
 
@@ -355,12 +390,37 @@ static void check_memory(struct sup *s)
 	}
 }
 
+static int64_t own_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Fast while the tree churns (short lives between samples go unseen), slow
+ * while it is still, and bounded by what the last sample cost us. */
+static void next_sample(struct sup *s, int64_t now, int64_t cost_ns)
+{
+	int64_t next;
+
+	if (s->cpu.churn)
+		s->t_churn = now;
+	/* a child that dies after the last sample takes its tail with it */
+	next = now - s->t_churn < SAMPLE_FAST_FOR_NS ? SAMPLE_MIN_NS : SAMPLE_MAX_NS;
+	if (next < cost_ns * SAMPLE_COST_SHARE)
+		next = cost_ns * SAMPLE_COST_SHARE;
+	s->sample_ns = next;
+	s->dl_cpu = now + next;
+}
+
 static void check_meter(struct sup *s, int64_t now)
 {
 	uint64_t budget = policy_limit(s->pol, LIM_CPU_TIME_MS);
+	int64_t t0 = own_cpu_ns();
 	int64_t used = cputree_sample_ms(&s->cpu);
 
-	s->dl_cpu = now + CPU_SAMPLE_NS;
+	next_sample(s, now, own_cpu_ns() - t0);
 	if (used < 0)
 		return;
 	check_memory(s);

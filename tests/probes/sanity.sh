@@ -93,6 +93,10 @@ for p in "$DIR"/*; do
 	priv_tiocsti|priv_tioclinux) run "$name" script -qec "$p" /dev/null ;;
 	res_output_flood)  run "$name" sh -c '"$0" > /dev/null' "$p" ;;
 	res_busy_loop|res_sigxcpu_ignorer|res_sigterm_trapper) run "$name" "$p" 0.5 ;;
+	res_cpu_hider)     run "$name" "$p" sigign 5 20 ;;
+	res_tmpfs_fill)    run "$name" "$p" "$WORK" 2 ;;
+	res_sock_fill)     run "$name" "$p" 1 1 ;;
+	res_mem_nodump)    run "$name" "$p" 2 2 ;;
 	*)                 run "$name" "$p" < /dev/null ;;
 	esac
 done

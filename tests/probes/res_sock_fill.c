@@ -1,0 +1,63 @@
+/*
+ * res_sock_fill [PROCS] [PAIRS] - memory pinned in AF_UNIX socket buffers:
+ * PROCS processes (default 30) each open PAIRS socketpairs (default 100),
+ * grow each send buffer to the most allowed and fill it without reading.
+ * The bytes queued live in kernel memory that no process's RSS shows.
+ * Holding them two seconds unstopped is ESCAPED (with the total queued).
+ */
+#include "probe.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+static long fill(int pairs)
+{
+	static char chunk[65536];
+	long queued = 0;
+
+	for (int i = 0; i < pairs; i++) {
+		int sv[2], big = 1 << 30;
+
+		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+			break;
+		setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &big, sizeof(big));
+		fcntl(sv[0], F_SETFL, O_NONBLOCK);
+		for (;;) {
+			ssize_t n = write(sv[0], chunk, sizeof(chunk));
+			if (n <= 0)
+				break;
+			queued += n;
+		}
+	}
+	return queued;
+}
+
+int main(int argc, char **argv)
+{
+	int procs = argc > 1 ? atoi(argv[1]) : 30, pairs = argc > 2 ? atoi(argv[2]) : 100;
+	int p[2];
+	long total = 0, got;
+	pid_t kids[256];
+
+	if (pipe(p) != 0)
+		probe_error("pipe: %s", errname(errno));
+	if (procs > 256)
+		procs = 256;
+	for (int i = 0; i < procs; i++) {
+		if ((kids[i] = fork()) == 0) {
+			got = fill(pairs);
+			(void)!write(p[1], &got, sizeof(got));
+			pause();
+			_exit(0);
+		}
+	}
+	for (int i = 0; i < procs && read(p[0], &got, sizeof(got)) == sizeof(got); i++)
+		total += got;
+	sleep(2);
+	for (int i = 0; i < procs; i++)
+		if (kids[i] > 0)
+			kill(kids[i], SIGKILL);
+	escaped("%d processes held %ld MiB in unix socket buffers for 2 s", procs, total >> 20);
+}
