@@ -37,6 +37,7 @@ struct bind_src {
 	int fd;       /* O_PATH fd, or -1 */
 	char *link;   /* the source is a symlink: its target */
 	bool skip;    /* optional and missing */
+	int procfs;   /* is or carries a procfs: carries_procfs() */
 };
 
 struct root_build {
@@ -83,6 +84,72 @@ static int mount_fail(struct sbx_err *err, int e, const struct mount_entry *m,
 		       type_name(m->type), step, strerror(e));
 }
 
+/* Mountinfo's octal escapes (\040 for a space) undone in place. */
+static void unescape(char *s)
+{
+	char *o = s;
+
+	for (; *s; s++, o++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' &&
+		    s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*o = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 3;
+		} else {
+			*o = *s;
+		}
+	}
+	*o = '\0';
+}
+
+/* A line of mountinfo names a procfs mounted at DIR or below it. */
+static bool proc_line_under(char *line, const char *dir)
+{
+	char *save = NULL, *mp = NULL, *f = strtok_r(line, " ", &save);
+	size_t n = strlen(dir);
+
+	for (int i = 0; f && i < 4; i++)
+		mp = f = strtok_r(NULL, " ", &save);
+	while (f && strcmp(f, "-") != 0)
+		f = strtok_r(NULL, " ", &save);
+	f = f ? strtok_r(NULL, " ", &save) : NULL;
+	if (!mp || !f || strcmp(f, "proc") != 0)
+		return false;
+	unescape(mp);
+	if (n == 1)
+		return true; /* DIR is "/" */
+	return strncmp(mp, dir, n) == 0 && (mp[n] == '/' || mp[n] == '\0');
+}
+
+/*
+ * A bind source that is, or carries as a submount, a procfs: the host's
+ * shows every host process (spec: the program cannot see them).  Read
+ * while the host's /proc is still this namespace's.  1 yes, 0 no, -1 error.
+ */
+static int carries_procfs(int fd)
+{
+	char self[32], dir[PATH_MAX], *line = NULL;
+	struct statfs sfs;
+	size_t cap = 0;
+	ssize_t n;
+	int found = 0;
+	FILE *f;
+
+	if (fstatfs(fd, &sfs) < 0)
+		return -1;
+	if (sfs.f_type == PROC_SUPER_MAGIC)
+		return 1;
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	if ((n = readlink(self, dir, sizeof(dir) - 1)) <= 0 || dir[0] != '/' ||
+	    !(f = fopen("/proc/self/mountinfo", "re")))
+		return -1;
+	dir[n] = '\0';
+	while (!found && getline(&line, &cap, f) > 0)
+		found = proc_line_under(line, dir);
+	free(line);
+	fclose(f);
+	return found;
+}
+
 static int open_source(const struct mount_entry *m, struct bind_src *s,
 		       struct sbx_err *err)
 {
@@ -108,7 +175,10 @@ static int open_source(const struct mount_entry *m, struct bind_src *s,
 		return s->link ? 0 : mount_fail(err, ENOMEM, m, "strdup");
 	}
 	s->fd = open(m->src, O_PATH | O_CLOEXEC);
-	return s->fd < 0 ? mount_fail(err, errno, m, "open of the source") : 0;
+	if (s->fd < 0)
+		return mount_fail(err, errno, m, "open of the source");
+	s->procfs = carries_procfs(s->fd);
+	return 0;
 }
 
 static int open_sources(struct root_build *b, struct sbx_err *err)
@@ -131,6 +201,7 @@ static int open_sources(struct root_build *b, struct sbx_err *err)
 		if (b->ws.fd < 0)
 			return err_set(err, ERR_SETUP, errno,
 				       "workspace %s: open: %s", ws, strerror(errno));
+		b->ws.procfs = carries_procfs(b->ws.fd); /* -w /proc: the same */
 	}
 	return 0;
 }
@@ -149,6 +220,14 @@ static int bind_entry(struct root_build *b, const struct mount_entry *m,
 	}
 	if (fstat(s->fd, &st) < 0)
 		return mount_fail(err, errno, m, "fstat of the source");
+	/* a host procfs shows the host's processes: the jail has its own /proc */
+	if (s->procfs > 0)
+		return mount_fail(err, EPERM, m, "the source is or holds a host procfs "
+				  "(refused: it shows every host process; the jail "
+				  "has its own /proc)");
+	if (s->procfs < 0) /* fail closed: what cannot be checked is not bound */
+		return mount_fail(err, EPERM, m, "cannot tell whether the source holds "
+				  "a host procfs (no /proc/self/mountinfo)");
 	dst = mp_make(b->root_fd, m->dst, S_ISDIR(st.st_mode) ? LEAF_DIR : LEAF_FILE, NULL);
 	if (dst < 0)
 		return mount_fail(err, errno, m, "creating the mount point");

@@ -1,0 +1,75 @@
+/*
+ * test_attack_inside.c - attacks on the jail's init, its mounts and its
+ * meter from inside the jail, and from a caller's hostile options
+ * (review of the fd-based mounts, the init's privilege drop and the
+ * meter's fds).  Each test names the attack it stops.
+ */
+#include "common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Run /bin/sh -c SCRIPT with the options PRE. */
+static void sh(struct sbx_result *r, const char *const *pre, const char *script)
+{
+	const char *argv[24];
+	size_t n = 0;
+
+	argv[n++] = "run";
+	for (size_t i = 0; pre && pre[i] && n < 18; i++)
+		argv[n++] = pre[i];
+	argv[n++] = "--";
+	argv[n++] = "/bin/sh";
+	argv[n++] = "-c";
+	argv[n++] = script;
+	argv[n] = NULL;
+	sbx_run(r, NULL, argv);
+}
+
+/* The run was refused before the program ran: 125, a setup or config
+ * error that names the procfs, nothing printed by the program. */
+static void expect_proc_refused(struct sbx_result *r, const char *what)
+{
+	const char *st, *msg;
+
+	cr_assert_eq(r->exit_status, 125, "%s: exit %d; out: %.300s; stderr: %.500s",
+		     what, r->exit_status, r->out, r->err);
+	cr_assert_not_null(r->record, "%s: no record; stderr: %s", what, r->err);
+	st = rec_str(r, "status");
+	msg = rec_str(r, "message");
+	cr_assert(st && (!strcmp(st, "setup-error") || !strcmp(st, "config-error")),
+		  "%s: status %s", what, st ? st : "(none)");
+	cr_assert(msg && strstr(msg, "proc"), "%s: message %s", what, msg ? msg : "(none)");
+	cr_assert(!strstr(r->out, "ran"), "%s: the program ran: %s", what, r->out);
+}
+
+/*
+ * -b /proc:/x put the host's procfs in the jail: every host process's
+ * command line and status (spec §6: the program cannot see host
+ * processes).  sbx mounts the jail's own /proc; a host procfs is refused.
+ */
+Test(attack_inside, a_host_procfs_bound_elsewhere_is_refused)
+{
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	sh(&r, SBX_ARGV("-b", "/proc:/hostproc"), "echo ran; ls /hostproc | wc -l");
+	expect_proc_refused(&r, "-b /proc:/hostproc");
+	sbx_result_free(&r);
+}
+
+/* The same procfs reached as a submount of a recursive bind: -b /:/host
+ * carries the host's /proc along at /host/proc. */
+Test(attack_inside, a_bind_that_carries_a_host_procfs_submount_is_refused)
+{
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	if (access("/proc/self/stat", R_OK) != 0)
+		cr_skip_test("SKIP: no /proc on this host");
+	sh(&r, SBX_ARGV("-b", "/:/host"), "echo ran; ls /host/proc | wc -l");
+	expect_proc_refused(&r, "-b /:/host");
+	sbx_result_free(&r);
+}
