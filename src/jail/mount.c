@@ -48,7 +48,19 @@ struct root_build {
 	struct bind_src ws;           /* the workspace */
 	int deferred[MAX_DEFERRED];   /* mount fds made read-only at the end */
 	size_t ndeferred;
+	struct jail_fs *fs;           /* the meter's fds, kept as they are made */
 };
+
+/* Keep a tmpfs for the meter by the mount fd itself: a path opened later
+ * could lead to another tmpfs (a mount over it, a renamed rw-bind dir). */
+static void keep_tmpfs(struct root_build *b, int mnt)
+{
+	size_t max = sizeof(b->fs->tmpfs) / sizeof(b->fs->tmpfs[0]);
+	int fd;
+
+	if (b->fs->ntmpfs < max && (fd = fcntl(mnt, F_DUPFD_CLOEXEC, 3)) >= 0)
+		b->fs->tmpfs[b->fs->ntmpfs++] = fd;
+}
 
 static const char *type_name(enum mount_type t)
 {
@@ -297,6 +309,7 @@ static int tmpfs_entry(struct root_build *b, const struct mount_entry *m,
 	mnt = mount_new_fs(b, m, "tmpfs", opts, attrs, err);
 	if (mnt < 0)
 		return -1;
+	keep_tmpfs(b, mnt);
 	if (m->rw)
 		close(mnt);
 	else if (defer_readonly(b, mnt) < 0)
@@ -412,6 +425,7 @@ static int dev_entry(struct root_build *b, const struct mount_entry *m,
 
 	if (dev < 0)
 		return -1;
+	keep_tmpfs(b, dev);
 	for (size_t i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++)
 		if (dev_node(dev, nodes[i]) < 0)
 			return mount_fail(err, mp_close2(dev, -1, errno), m, nodes[i]);
@@ -577,6 +591,7 @@ static int new_root(struct root_build *b, struct sbx_err *err)
 					 MOVE_MOUNT_F_EMPTY_PATH) < 0)
 		return err_set(err, ERR_SETUP, errno, "mount the root tmpfs on %s: %s",
 			       JAIL_BUILD_DIR, errno == ENOSYS ? NEEDS_KERNEL : strerror(errno));
+	keep_tmpfs(b, b->root_fd);
 	jail_log(b->plan, "root tmpfs");
 	return 0;
 }
@@ -599,11 +614,14 @@ static void release(struct root_build *b)
 	free(b->srcs);
 }
 
-int mount_build_root(const struct jail_plan *plan, int *proc_fd, struct sbx_err *err)
+int mount_build_root(const struct jail_plan *plan, struct jail_fs *fs, struct sbx_err *err)
 {
 	struct root_build b = { .plan = plan, .root_fd = -1, .proc_fd = -1,
-				.ws = { .fd = -1 } };
+				.ws = { .fd = -1 }, .fs = fs };
 	int rc;
+
+	fs->proc = -1;
+	fs->ntmpfs = 0;
 
 	rc = new_root(&b, err);
 	if (rc == 0)
@@ -617,10 +635,13 @@ int mount_build_root(const struct jail_plan *plan, int *proc_fd, struct sbx_err 
 	if (rc == 0)
 		rc = enter_root(&b, err);
 	release(&b);
-	*proc_fd = -1;
-	if (rc == 0)
-		*proc_fd = b.proc_fd;
-	else if (b.proc_fd >= 0)
+	if (rc == 0) {
+		fs->proc = b.proc_fd;
+		return 0;
+	}
+	if (b.proc_fd >= 0)
 		close(b.proc_fd);
+	while (fs->ntmpfs > 0)
+		close(fs->tmpfs[--fs->ntmpfs]);
 	return rc;
 }

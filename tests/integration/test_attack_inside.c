@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Run /bin/sh -c SCRIPT with the options PRE. */
@@ -71,5 +72,40 @@ Test(attack_inside, a_bind_that_carries_a_host_procfs_submount_is_refused)
 		cr_skip_test("SKIP: no /proc on this host");
 	sh(&r, SBX_ARGV("-b", "/:/host"), "echo ran; ls /host/proc | wc -l");
 	expect_proc_refused(&r, "-b /:/host");
+	sbx_result_free(&r);
+}
+
+/*
+ * The meter's tmpfs fds were opened by path after the root was built: a
+ * later mount over a tmpfs's destination (or a host writer renaming a
+ * component of a read-write bind in between) made it charge a tmpfs the
+ * program never wrote (here the host's /dev/shm, where anyone can put
+ * 48 MiB) and a `sleep` came back memory-limit.  The fds come from the
+ * mounts sbx made.
+ */
+Test(attack_inside, the_meter_charges_the_jails_tmpfs_not_one_mounted_over_it)
+{
+	char dir[] = "/dev/shm/sbx-attack.XXXXXX", *big, *bind;
+	struct sbx_result r;
+	FILE *f;
+
+	REQUIRE_USERNS();
+	if (!mkdtemp(dir))
+		cr_skip_test("SKIP: no writable /dev/shm");
+	chmod(dir, 0755);
+	big = xasprintf("%s/big", dir);
+	f = fopen(big, "w");
+	cr_assert_not_null(f);
+	for (int i = 0; i < 48 * 1024; i++)
+		fwrite((char[1024]){ 0 }, 1, 1024, f);
+	fclose(f);
+	bind = xasprintf("%s:/t", dir);
+	sbx_run(&r, NULL, SBX_ARGV("run", "-m", "32M", "--tmpfs", "/t:1M", "-b", bind,
+				   "--", "/bin/sleep", "0.3"));
+	unlink(big);
+	rmdir(dir);
+	free(big);
+	free(bind);
+	ASSERT_STATUS(&r, "ok");
 	sbx_result_free(&r);
 }
