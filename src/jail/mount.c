@@ -53,14 +53,24 @@ struct root_build {
 
 /* Keep a tmpfs for the meter by the mount fd itself: a path opened later
  * could lead to another tmpfs (a mount over it, a renamed rw-bind dir). */
-static void keep_tmpfs(struct root_build *b, int mnt)
+static int keep_tmpfs(struct root_build *b, int mnt)
 {
 	size_t max = sizeof(b->fs->tmpfs) / sizeof(b->fs->tmpfs[0]);
 	int fd;
 
-	if (b->fs->ntmpfs < max && (fd = fcntl(mnt, F_DUPFD_CLOEXEC, 3)) >= 0)
-		b->fs->tmpfs[b->fs->ntmpfs++] = fd;
+	/* fail closed: a tmpfs the meter does not hold is memory nobody charges */
+	if (b->fs->ntmpfs == max) {
+		errno = E2BIG;
+		return -1;
+	}
+	if ((fd = fcntl(mnt, F_DUPFD_CLOEXEC, 3)) < 0)
+		return -1;
+	b->fs->tmpfs[b->fs->ntmpfs++] = fd;
+	return 0;
 }
+
+_Static_assert(POLICY_MAX_TMPFS + 1 <= sizeof(((struct jail_fs *)0)->tmpfs) / sizeof(int),
+	       "the root and every tmpfs/dev mount fit the meter's fds");
 
 static const char *type_name(enum mount_type t)
 {
@@ -309,7 +319,9 @@ static int tmpfs_entry(struct root_build *b, const struct mount_entry *m,
 	mnt = mount_new_fs(b, m, "tmpfs", opts, attrs, err);
 	if (mnt < 0)
 		return -1;
-	keep_tmpfs(b, mnt);
+	if (keep_tmpfs(b, mnt) < 0)
+		return mount_fail(err, mp_close2(mnt, -1, errno), m,
+				  "keeping the tmpfs for the memory meter");
 	if (m->rw)
 		close(mnt);
 	else if (defer_readonly(b, mnt) < 0)
@@ -425,7 +437,9 @@ static int dev_entry(struct root_build *b, const struct mount_entry *m,
 
 	if (dev < 0)
 		return -1;
-	keep_tmpfs(b, dev);
+	if (keep_tmpfs(b, dev) < 0)
+		return mount_fail(err, mp_close2(dev, -1, errno), m,
+				  "keeping /dev for the memory meter");
 	for (size_t i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++)
 		if (dev_node(dev, nodes[i]) < 0)
 			return mount_fail(err, mp_close2(dev, -1, errno), m, nodes[i]);
@@ -591,7 +605,9 @@ static int new_root(struct root_build *b, struct sbx_err *err)
 					 MOVE_MOUNT_F_EMPTY_PATH) < 0)
 		return err_set(err, ERR_SETUP, errno, "mount the root tmpfs on %s: %s",
 			       JAIL_BUILD_DIR, errno == ENOSYS ? NEEDS_KERNEL : strerror(errno));
-	keep_tmpfs(b, b->root_fd);
+	if (keep_tmpfs(b, b->root_fd) < 0)
+		return err_set(err, ERR_SETUP, errno, "keeping the root tmpfs for the "
+			       "memory meter: %s", strerror(errno));
 	jail_log(b->plan, "root tmpfs");
 	return 0;
 }

@@ -109,3 +109,41 @@ Test(attack_inside, the_meter_charges_the_jails_tmpfs_not_one_mounted_over_it)
 	ASSERT_STATUS(&r, "ok");
 	sbx_result_free(&r);
 }
+
+/*
+ * The meter gets the jail's tmpfs mounts in one CTL_READY message of at
+ * most CTL_MAX_FDS fds: the 15th --tmpfs and later were never charged, so
+ * 20 of them held 150 MiB under -m 64M and the run was "ok".  Either the
+ * policy is refused or the memory is charged; never silently free.
+ */
+Test(attack_inside, more_tmpfs_mounts_than_the_meter_holds_are_not_free_memory)
+{
+	const char *argv[64];
+	char *dsts[20];
+	struct sbx_result r;
+	size_t n = 0;
+
+	REQUIRE_USERNS();
+	argv[n++] = "run";
+	argv[n++] = "-m";
+	argv[n++] = "64M";
+	for (int i = 0; i < 20; i++) {
+		dsts[i] = xasprintf("/t%d:200M", i);
+		argv[n++] = "--tmpfs";
+		argv[n++] = dsts[i];
+	}
+	argv[n++] = "--";
+	argv[n++] = "/bin/sh";
+	argv[n++] = "-c";
+	argv[n++] = "head -c 150M /dev/zero > /t19/x && sleep 1.5 && echo held";
+	argv[n] = NULL;
+	sbx_run(&r, NULL, argv);
+	for (int i = 0; i < 20; i++)
+		free(dsts[i]);
+	cr_assert_not_null(r.record, "no record; stderr: %s", r.err);
+	cr_assert(!strcmp(rec_str(&r, "status"), "memory-limit") ||
+		  !strcmp(rec_str(&r, "status"), "config-error"),
+		  "status %s, out %s", rec_str(&r, "status"), r.out);
+	cr_assert(!strstr(r.out, "held"), "150 MiB held under -m 64M: %s", r.out);
+	sbx_result_free(&r);
+}
