@@ -17,7 +17,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
-#include <linux/magic.h>
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
 #include <limits.h>
@@ -30,7 +29,6 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -130,13 +128,13 @@ static void tie_to_supervisor(const struct jail_plan *plan)
 		_exit(1);
 }
 
-/* Returns the jail's proc for the supervisor (-1: none). */
-static int build_jail(const struct jail_plan *plan)
+/* Fills *FS with the meter's fds (the jail's proc, its tmpfs mounts). */
+static void build_jail(const struct jail_plan *plan, struct jail_fs *fs)
 {
 	const struct policy *p = plan->policy;
 	const char *host = p->hostname ? p->hostname : "sbx";
 	struct sbx_err err = { 0 };
-	int proc_fd, ucount_fd;
+	int ucount_fd;
 
 	if (become_jail_user(plan, &err) < 0)
 		setup_failed(plan, &err);
@@ -155,7 +153,7 @@ static int build_jail(const struct jail_plan *plan)
 	}
 	/* the proc fd comes from the mount just made, never from a path a
 	 * bind could cover (a host /proc would meter every host process) */
-	if (mount_build_root(plan, &proc_fd, &err) < 0)
+	if (mount_build_root(plan, fs, &err) < 0)
 		setup_failed(plan, &err);
 	if (sethostname(host, strlen(host)) < 0) {
 		err_set(&err, ERR_SETUP, errno, "sethostname(%s): %s", host,
@@ -169,7 +167,6 @@ static int build_jail(const struct jail_plan *plan)
 	if (ucount_limit_jail(ucount_fd, &err) < 0)
 		setup_failed(plan, &err);
 	jail_log(plan, "jail ready");
-	return proc_fd;
 }
 
 /* Block until CTL_GO; CTL_TERM or a vanished supervisor ends us. */
@@ -432,31 +429,10 @@ __attribute__((noreturn)) static void start_target(const struct jail_plan *plan,
 	supervise_target(plan, pid, sfd, open_exit_probe(plan, proc_fd, pid));
 }
 
-/* The jail's tmpfs mounts (its root, /dev, every tmpfs entry), as open
- * directories into FDS from index N: the supervisor charges what their
- * files hold to memory_mb (issue 12).  Returns the new count. */
-static size_t open_jail_tmpfs(const struct policy *p, int *fds, size_t n, size_t max)
-{
-	struct statfs sfs;
-
-	for (size_t i = 0; i <= p->nmounts && n < max; i++) {
-		const struct mount_entry *m = i < p->nmounts ? &p->mounts[i] : NULL;
-
-		if (m && m->type != MNT_TMPFS && m->type != MNT_DEV)
-			continue;
-		int fd = open(m ? m->dst : "/", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd >= 0 && fstatfs(fd, &sfs) == 0 && sfs.f_type == TMPFS_MAGIC)
-			fds[n++] = fd;
-		else if (fd >= 0)
-			close(fd);
-	}
-	return n;
-}
-
-/* CTL_READY, with the jail's /proc (PROC_FD, the init keeps it), a
- * sock_diag socket in its network namespace and its tmpfs roots attached
+/* CTL_READY, with the jail's /proc (FS->proc, the init keeps it), a
+ * sock_diag socket in its network namespace and its tmpfs mounts attached
  * (SCM_RIGHTS). */
-static void send_ready(const struct jail_plan *plan, int proc_fd)
+static void send_ready(const struct jail_plan *plan, struct jail_fs *fs)
 {
 	struct ctl_msg m = { .type = CTL_READY };
 	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
@@ -468,13 +444,14 @@ static void send_ready(const struct jail_plan *plan, int proc_fd)
 	int fds[CTL_MAX_FDS];
 	size_t n = 0;
 
-	fds[0] = proc_fd;
-	n = proc_fd >= 0 ? 1 : 0;
+	fds[0] = fs->proc;
+	n = fs->proc >= 0 ? 1 : 0;
 	/* the jail's own network namespace only: the host's holds the host's sockets */
 	if (plan->policy->network != NET_HOST &&
 	    (fds[n] = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG)) >= 0)
 		n++;
-	n = open_jail_tmpfs(plan->policy, fds, n, CTL_MAX_FDS);
+	for (size_t i = 0; i < fs->ntmpfs && n < CTL_MAX_FDS; i++)
+		fds[n++] = fs->tmpfs[i];
 	if (n > 0) {
 		memset(&u, 0, sizeof(u));
 		mh.msg_control = u.buf;
@@ -487,8 +464,9 @@ static void send_ready(const struct jail_plan *plan, int proc_fd)
 	}
 	while (sendmsg(plan->ctl_fd, &mh, MSG_NOSIGNAL) < 0 && errno == EINTR)
 		;
-	for (size_t i = proc_fd >= 0 ? 1 : 0; i < n; i++)
+	for (size_t i = fs->proc >= 0 ? 1 : 0; i < n; i++)
 		close(fds[i]);
+	fs->ntmpfs = 0;
 }
 
 /*
@@ -540,7 +518,7 @@ static void init_drop_privileges(const struct jail_plan *plan)
 void init_main(struct jail_plan *plan)
 {
 	char go;
-	int proc_fd;
+	struct jail_fs fs;
 
 	/* The jail's tree is built with a known umask, not the caller's. */
 	umask(JAIL_UMASK);
@@ -550,9 +528,9 @@ void init_main(struct jail_plan *plan)
 		_exit(1);
 	close(plan->sync_fd);
 	plan->sync_fd = -1;
-	proc_fd = build_jail(plan);
-	send_ready(plan, proc_fd);
+	build_jail(plan, &fs);
+	send_ready(plan, &fs);
 	wait_for_go(plan);
 	init_drop_privileges(plan);
-	start_target(plan, proc_fd);
+	start_target(plan, fs.proc);
 }

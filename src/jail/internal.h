@@ -51,10 +51,16 @@ struct target_report {
 	char text[400];
 };
 
-/* mount.c: build the root from the policy's mounts, pivot into it.
- * *PROC_FD: the jail's own proc, opened from its new mount and verified
- * (for the supervisor's meters), or -1 when the policy mounts none. */
-int mount_build_root(const struct jail_plan *plan, int *proc_fd, struct sbx_err *err);
+/* What the supervisor's meters read, from the mounts mount.c made. */
+struct jail_fs {
+	int proc;                   /* the jail's own proc (verified), or -1 */
+	int tmpfs[CTL_MAX_FDS - 2]; /* mount fds of its tmpfs: root, /dev, tmpfs entries */
+	size_t ntmpfs;
+};
+
+/* mount.c: build the root from the policy's mounts, pivot into it, and
+ * fill *FS (the caller closes its fds). */
+int mount_build_root(const struct jail_plan *plan, struct jail_fs *fs, struct sbx_err *err);
 
 /* mountpoint.c: destinations in the new root and fd-based mounts.  Each
  * returns -1 with errno set.

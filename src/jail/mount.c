@@ -37,6 +37,7 @@ struct bind_src {
 	int fd;       /* O_PATH fd, or -1 */
 	char *link;   /* the source is a symlink: its target */
 	bool skip;    /* optional and missing */
+	int procfs;   /* is or carries a procfs: carries_procfs() */
 };
 
 struct root_build {
@@ -47,7 +48,29 @@ struct root_build {
 	struct bind_src ws;           /* the workspace */
 	int deferred[MAX_DEFERRED];   /* mount fds made read-only at the end */
 	size_t ndeferred;
+	struct jail_fs *fs;           /* the meter's fds, kept as they are made */
 };
+
+/* Keep a tmpfs for the meter by the mount fd itself: a path opened later
+ * could lead to another tmpfs (a mount over it, a renamed rw-bind dir). */
+static int keep_tmpfs(struct root_build *b, int mnt)
+{
+	size_t max = sizeof(b->fs->tmpfs) / sizeof(b->fs->tmpfs[0]);
+	int fd;
+
+	/* fail closed: a tmpfs the meter does not hold is memory nobody charges */
+	if (b->fs->ntmpfs == max) {
+		errno = E2BIG;
+		return -1;
+	}
+	if ((fd = fcntl(mnt, F_DUPFD_CLOEXEC, 3)) < 0)
+		return -1;
+	b->fs->tmpfs[b->fs->ntmpfs++] = fd;
+	return 0;
+}
+
+_Static_assert(POLICY_MAX_TMPFS + 1 <= sizeof(((struct jail_fs *)0)->tmpfs) / sizeof(int),
+	       "the root and every tmpfs/dev mount fit the meter's fds");
 
 static const char *type_name(enum mount_type t)
 {
@@ -83,6 +106,72 @@ static int mount_fail(struct sbx_err *err, int e, const struct mount_entry *m,
 		       type_name(m->type), step, strerror(e));
 }
 
+/* Mountinfo's octal escapes (\040 for a space) undone in place. */
+static void unescape(char *s)
+{
+	char *o = s;
+
+	for (; *s; s++, o++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' &&
+		    s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*o = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 3;
+		} else {
+			*o = *s;
+		}
+	}
+	*o = '\0';
+}
+
+/* A line of mountinfo names a procfs mounted at DIR or below it. */
+static bool proc_line_under(char *line, const char *dir)
+{
+	char *save = NULL, *mp = NULL, *f = strtok_r(line, " ", &save);
+	size_t n = strlen(dir);
+
+	for (int i = 0; f && i < 4; i++)
+		mp = f = strtok_r(NULL, " ", &save);
+	while (f && strcmp(f, "-") != 0)
+		f = strtok_r(NULL, " ", &save);
+	f = f ? strtok_r(NULL, " ", &save) : NULL;
+	if (!mp || !f || strcmp(f, "proc") != 0)
+		return false;
+	unescape(mp);
+	if (n == 1)
+		return true; /* DIR is "/" */
+	return strncmp(mp, dir, n) == 0 && (mp[n] == '/' || mp[n] == '\0');
+}
+
+/*
+ * A bind source that is, or carries as a submount, a procfs: the host's
+ * shows every host process (spec: the program cannot see them).  Read
+ * while the host's /proc is still this namespace's.  1 yes, 0 no, -1 error.
+ */
+static int carries_procfs(int fd)
+{
+	char self[32], dir[PATH_MAX], *line = NULL;
+	struct statfs sfs;
+	size_t cap = 0;
+	ssize_t n;
+	int found = 0;
+	FILE *f;
+
+	if (fstatfs(fd, &sfs) < 0)
+		return -1;
+	if (sfs.f_type == PROC_SUPER_MAGIC)
+		return 1;
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	if ((n = readlink(self, dir, sizeof(dir) - 1)) <= 0 || dir[0] != '/' ||
+	    !(f = fopen("/proc/self/mountinfo", "re")))
+		return -1;
+	dir[n] = '\0';
+	while (!found && getline(&line, &cap, f) > 0)
+		found = proc_line_under(line, dir);
+	free(line);
+	fclose(f);
+	return found;
+}
+
 static int open_source(const struct mount_entry *m, struct bind_src *s,
 		       struct sbx_err *err)
 {
@@ -108,7 +197,10 @@ static int open_source(const struct mount_entry *m, struct bind_src *s,
 		return s->link ? 0 : mount_fail(err, ENOMEM, m, "strdup");
 	}
 	s->fd = open(m->src, O_PATH | O_CLOEXEC);
-	return s->fd < 0 ? mount_fail(err, errno, m, "open of the source") : 0;
+	if (s->fd < 0)
+		return mount_fail(err, errno, m, "open of the source");
+	s->procfs = carries_procfs(s->fd);
+	return 0;
 }
 
 static int open_sources(struct root_build *b, struct sbx_err *err)
@@ -131,6 +223,7 @@ static int open_sources(struct root_build *b, struct sbx_err *err)
 		if (b->ws.fd < 0)
 			return err_set(err, ERR_SETUP, errno,
 				       "workspace %s: open: %s", ws, strerror(errno));
+		b->ws.procfs = carries_procfs(b->ws.fd); /* -w /proc: the same */
 	}
 	return 0;
 }
@@ -149,6 +242,14 @@ static int bind_entry(struct root_build *b, const struct mount_entry *m,
 	}
 	if (fstat(s->fd, &st) < 0)
 		return mount_fail(err, errno, m, "fstat of the source");
+	/* a host procfs shows the host's processes: the jail has its own /proc */
+	if (s->procfs > 0)
+		return mount_fail(err, EPERM, m, "the source is or holds a host procfs "
+				  "(refused: it shows every host process; the jail "
+				  "has its own /proc)");
+	if (s->procfs < 0) /* fail closed: what cannot be checked is not bound */
+		return mount_fail(err, EPERM, m, "cannot tell whether the source holds "
+				  "a host procfs (no /proc/self/mountinfo)");
 	dst = mp_make(b->root_fd, m->dst, S_ISDIR(st.st_mode) ? LEAF_DIR : LEAF_FILE, NULL);
 	if (dst < 0)
 		return mount_fail(err, errno, m, "creating the mount point");
@@ -218,6 +319,9 @@ static int tmpfs_entry(struct root_build *b, const struct mount_entry *m,
 	mnt = mount_new_fs(b, m, "tmpfs", opts, attrs, err);
 	if (mnt < 0)
 		return -1;
+	if (keep_tmpfs(b, mnt) < 0)
+		return mount_fail(err, mp_close2(mnt, -1, errno), m,
+				  "keeping the tmpfs for the memory meter");
 	if (m->rw)
 		close(mnt);
 	else if (defer_readonly(b, mnt) < 0)
@@ -333,6 +437,9 @@ static int dev_entry(struct root_build *b, const struct mount_entry *m,
 
 	if (dev < 0)
 		return -1;
+	if (keep_tmpfs(b, dev) < 0)
+		return mount_fail(err, mp_close2(dev, -1, errno), m,
+				  "keeping /dev for the memory meter");
 	for (size_t i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++)
 		if (dev_node(dev, nodes[i]) < 0)
 			return mount_fail(err, mp_close2(dev, -1, errno), m, nodes[i]);
@@ -498,6 +605,9 @@ static int new_root(struct root_build *b, struct sbx_err *err)
 					 MOVE_MOUNT_F_EMPTY_PATH) < 0)
 		return err_set(err, ERR_SETUP, errno, "mount the root tmpfs on %s: %s",
 			       JAIL_BUILD_DIR, errno == ENOSYS ? NEEDS_KERNEL : strerror(errno));
+	if (keep_tmpfs(b, b->root_fd) < 0)
+		return err_set(err, ERR_SETUP, errno, "keeping the root tmpfs for the "
+			       "memory meter: %s", strerror(errno));
 	jail_log(b->plan, "root tmpfs");
 	return 0;
 }
@@ -520,11 +630,14 @@ static void release(struct root_build *b)
 	free(b->srcs);
 }
 
-int mount_build_root(const struct jail_plan *plan, int *proc_fd, struct sbx_err *err)
+int mount_build_root(const struct jail_plan *plan, struct jail_fs *fs, struct sbx_err *err)
 {
 	struct root_build b = { .plan = plan, .root_fd = -1, .proc_fd = -1,
-				.ws = { .fd = -1 } };
+				.ws = { .fd = -1 }, .fs = fs };
 	int rc;
+
+	fs->proc = -1;
+	fs->ntmpfs = 0;
 
 	rc = new_root(&b, err);
 	if (rc == 0)
@@ -538,10 +651,13 @@ int mount_build_root(const struct jail_plan *plan, int *proc_fd, struct sbx_err 
 	if (rc == 0)
 		rc = enter_root(&b, err);
 	release(&b);
-	*proc_fd = -1;
-	if (rc == 0)
-		*proc_fd = b.proc_fd;
-	else if (b.proc_fd >= 0)
+	if (rc == 0) {
+		fs->proc = b.proc_fd;
+		return 0;
+	}
+	if (b.proc_fd >= 0)
 		close(b.proc_fd);
+	while (fs->ntmpfs > 0)
+		close(fs->tmpfs[--fs->ntmpfs]);
 	return rc;
 }

@@ -96,6 +96,9 @@ static size_t reserved_list(const struct policy *p, struct reserved *r, size_t m
 	return n;
 }
 
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
 static int refuse(const struct mount_entry *m, struct sbx_err *err, const char *why)
 {
 	char where[512];
@@ -201,8 +204,15 @@ int policy_check_mounts(const struct policy *p, struct sbx_err *err)
 	if (check_workspace(p, err) < 0)
 		return -1;
 
-	for (size_t i = 0; i < p->nmounts; i++)
-		if (check_entry(p, &p->mounts[i], r, nr, err) < 0)
+	for (size_t i = 0, ntmpfs = 0; i < p->nmounts; i++) {
+		const struct mount_entry *m = &p->mounts[i];
+
+		if (check_entry(p, m, r, nr, err) < 0)
 			return -1;
+		/* one more tmpfs than the meter holds would be memory nobody charges */
+		if ((m->type == MNT_TMPFS || m->type == MNT_DEV) && ++ntmpfs > POLICY_MAX_TMPFS)
+			return refuse(m, err, "more than " STR(POLICY_MAX_TMPFS) " tmpfs and "
+				      "dev mounts (the memory meter charges at most that many)");
+	}
 	return 0;
 }

@@ -185,6 +185,10 @@ void policy_path_clean(char *path);
 const char *policy_path_problem(const char *path);
 int policy_check_mounts(const struct policy *p, struct sbx_err *err);
 
+/* Most TMPFS and DEV mounts a policy may have: with the jail's root they
+ * are the tmpfs the memory meter charges, handed over in one message. */
+#define POLICY_MAX_TMPFS 13
+
 /* Why VALUE is not allowed for limit ID ("must be at least 64 ..."), or
  * NULL; LIMIT_UNLIMITED is always allowed.  Policies and options agree. */
 const char *policy_limit_problem(enum limit_id id, uint64_t value, char *buf, size_t len);
