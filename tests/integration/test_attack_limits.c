@@ -6,6 +6,8 @@
  */
 #include "test_probes_common.h"
 
+#include <sys/resource.h>
+
 TestSuite(attack_limits, .init = probes_require_jail);
 
 static const char *status_of(const struct sbx_result *r)
@@ -26,5 +28,39 @@ Test(attack_limits, memory_held_after_the_main_thread_exited_counts)
 		  SBX_ARGV("5", "20"));
 	cr_assert(!strstr(r.out, "ESCAPED:"), PROBE_REPORT(&r));
 	cr_assert_str_eq(status_of(&r), "memory-limit", PROBE_REPORT(&r));
+	sbx_result_free(&r);
+}
+
+/* CPU of sbx itself (its children's rusage grows by sbx's and the jail's;
+ * the record says what the jail's was). */
+static double children_cpu_ms(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_CHILDREN, &ru);
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000.0 +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000.0;
+}
+
+/* Attack on the supervisor: 30 children share 64 MiB after fork(), so
+ * their RSS sum (1.9 GiB) is far over --memory 256M and every sample
+ * walks 30 page tables through smaps_rollup: sbx spent ~90 % of a CPU
+ * on it (the man page promises 1/20).  Allowed here: a quarter of the
+ * wall time, which a supervisor that counts the memory check's cost
+ * stays far below, loaded machine or not (it is CPU time, not wall). */
+Test(attack_limits, sharing_memory_after_fork_cannot_make_sbx_spin)
+{
+	struct sbx_result r;
+	double before = children_cpu_ms(), sbx_ms, tree_ms;
+
+	run_probe(&r, NULL, SBX_ARGV("--memory", "256M", "--time", "30s"), "res_mem_shared",
+		  SBX_ARGV("30", "64", "3"));
+	sbx_ms = children_cpu_ms() - before;
+	tree_ms = rec_num(&r, "cpu_user_ms") + rec_num(&r, "cpu_sys_ms");
+	cr_assert(strstr(r.out, "BLOCKED: 30 processes"), PROBE_REPORT(&r));
+	cr_assert_str_eq(status_of(&r), "ok", PROBE_REPORT(&r));
+	cr_log_info("sbx itself used %.0f ms of CPU in %.0f ms", sbx_ms - tree_ms,
+		    rec_num(&r, "wall_ms"));
+	cr_assert(sbx_ms - tree_ms < 0.25 * rec_num(&r, "wall_ms"), PROBE_REPORT(&r));
 	sbx_result_free(&r);
 }
