@@ -81,7 +81,7 @@ static uint64_t one_socket(const struct nlmsghdr *h)
 	int len = (int)h->nlmsg_len - (int)NLMSG_LENGTH(sizeof(*m));
 	const struct rtattr *a = (const struct rtattr *)(m + 1);
 	uint64_t mem = 0, rqueue = 0;
-	bool peer_gone = false;
+	bool peer_gone = false, has_peer = false;
 
 	for (; len > 0 && RTA_OK(a, len); a = RTA_NEXT(a, len)) {
 		const uint32_t *v = RTA_DATA(a);
@@ -90,7 +90,7 @@ static uint64_t one_socket(const struct nlmsghdr *h)
 		    RTA_PAYLOAD(a) >= (int)((SK_MEMINFO_WMEM_ALLOC + 1) * sizeof(uint32_t)))
 			mem = (uint64_t)v[SK_MEMINFO_WMEM_ALLOC] + v[SK_MEMINFO_RMEM_ALLOC];
 		else if (a->rta_type == UNIX_DIAG_PEER && RTA_PAYLOAD(a) >= (int)sizeof(uint32_t))
-			peer_gone = v[0] == 0; /* a closed peer has no inode */
+			has_peer = true, peer_gone = v[0] == 0; /* a closed peer has no inode */
 		else if (a->rta_type == UNIX_DIAG_RQLEN &&
 			 RTA_PAYLOAD(a) >= (int)sizeof(struct unix_diag_rqlen))
 			rqueue = ((const struct unix_diag_rqlen *)v)->udiag_rqueue;
@@ -101,6 +101,10 @@ static uint64_t one_socket(const struct nlmsghdr *h)
 	 * charge the most a writer can queue. */
 	if (peer_gone && rqueue > 0)
 		mem += rqueue > max_sndbuf() ? rqueue : max_sndbuf();
+	/* an unconnected datagram receiver: one datagram (net.c), whose
+	 * senders may be closed; its length is the queue's */
+	else if (!has_peer && m->udiag_type == SOCK_DGRAM)
+		mem += rqueue;
 	return mem;
 }
 

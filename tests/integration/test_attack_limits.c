@@ -90,3 +90,17 @@ Test(attack_limits, a_datagram_queue_whose_writer_was_closed_counts)
 	cr_assert_str_eq(status_of(&r), "memory-limit", PROBE_REPORT(&r));
 	sbx_result_free(&r);
 }
+
+/* Attack: datagram receivers bound to a name, each sent ten 4 MB
+ * datagrams by senders that close at once: the receivers have no peer,
+ * the senders are in no dump; 20 of them held 762 MiB under --memory 64M. */
+Test(attack_limits, datagrams_from_closed_senders_count)
+{
+	struct sbx_result r;
+
+	run_probe(&r, NULL, SBX_ARGV("--memory", "64M", "--time", "30s"), "res_sock_orphan",
+		  SBX_ARGV("20", "bound"));
+	cr_assert(!strstr(r.out, "ESCAPED:"), PROBE_REPORT(&r));
+	cr_assert_str_eq(status_of(&r), "memory-limit", PROBE_REPORT(&r));
+	sbx_result_free(&r);
+}

@@ -1,13 +1,46 @@
 /*
- * res_sock_orphan [PAIRS] [dgram] - PAIRS unix socketpairs (default 100)
- * in which one end fills the other's receive queue and is then closed:
- * the queued bytes stay, charged to a socket that no sock_diag dump lists
- * any more.  Holding them for two seconds unstopped is ESCAPED.
+ * res_sock_orphan [PAIRS] [dgram|bound] - PAIRS unix socketpairs (default
+ * 100) in which one end fills the other's receive queue and is then
+ * closed: the queued bytes stay, charged to a socket that no sock_diag
+ * dump lists any more.  bound: PAIRS bound datagram receivers, each sent
+ * ten 4 MB datagrams by ten senders that close at once.  Holding them for
+ * two seconds unstopped is ESCAPED.
  */
 #include "probe.h"
 
 #include <fcntl.h>
+#include <stddef.h>
 #include <sys/socket.h>
+#include <sys/un.h>
+
+/* N receivers bound to abstract names; 10 closed senders each. */
+static long bound(int n)
+{
+	static char big[4000000];
+	long total = 0;
+
+	for (int i = 0; i < n; i++) {
+		struct sockaddr_un a = { .sun_family = AF_UNIX };
+		int r = socket(AF_UNIX, SOCK_DGRAM, 0);
+		socklen_t len;
+
+		snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1, "sbx-orphan-%d", i);
+		len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + strlen(a.sun_path + 1));
+		if (r < 0 || bind(r, (struct sockaddr *)&a, len) != 0)
+			probe_error("bound receiver #%d: %s", i, strerror(errno));
+		for (int k = 0; k < 10; k++) {
+			int w = socket(AF_UNIX, SOCK_DGRAM, 0), sz = 8 << 20;
+			ssize_t sent;
+
+			setsockopt(w, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+			sent = sendto(w, big, sizeof(big), MSG_DONTWAIT, (struct sockaddr *)&a, len);
+			if (sent > 0)
+				total += sent;
+			close(w);
+		}
+	}
+	return total;
+}
 
 int main(int argc, char **argv)
 {
@@ -16,7 +49,13 @@ int main(int argc, char **argv)
 	static char buf[65536];
 	long total = 0;
 
-	for (int i = 0; i < pairs; i++) {
+	if (argc > 2 && !strcmp(argv[2], "bound")) {
+		total = bound(pairs);
+		sleep(2);
+		escaped("%d bound receivers held %ld MiB from closed senders for 2 s", pairs,
+			total >> 20);
+	}
+	for (int i = 0; !total && i < pairs; i++) {
 		int sv[2], sz = 1 << 20;
 		ssize_t k;
 
