@@ -104,3 +104,17 @@ Test(attack_limits, datagrams_from_closed_senders_count)
 	cr_assert_str_eq(status_of(&r), "memory-limit", PROBE_REPORT(&r));
 	sbx_result_free(&r);
 }
+
+/* Attack: clients fill their pending connections to a listener that never
+ * accepts, and close: the bytes sit in sockets that no dump lists; 100
+ * such connections held 784 MiB under --memory 64M. */
+Test(attack_limits, pending_connections_of_closed_clients_count)
+{
+	struct sbx_result r;
+
+	run_probe(&r, NULL, SBX_ARGV("--memory", "64M", "--time", "30s"), "res_sock_orphan",
+		  SBX_ARGV("100", "listen"));
+	cr_assert(!strstr(r.out, "ESCAPED:"), PROBE_REPORT(&r));
+	cr_assert_str_eq(status_of(&r), "memory-limit", PROBE_REPORT(&r));
+	sbx_result_free(&r);
+}

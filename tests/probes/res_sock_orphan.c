@@ -4,7 +4,8 @@
  * closed: the queued bytes stay, charged to a socket that no sock_diag
  * dump lists any more.  bound: PAIRS bound datagram receivers, each sent
  * ten 4 MB datagrams by ten senders that close at once.  Holding them for
- * two seconds unstopped is ESCAPED.
+ * two seconds unstopped is ESCAPED.  listen: PAIRS clients connect to
+ * one listener, fill their pending connection and close.
  */
 #include "probe.h"
 
@@ -42,6 +43,33 @@ static long bound(int n)
 	return total;
 }
 
+/* N clients of one listener that never accepts; each fills and closes. */
+static long pending(int n)
+{
+	static char buf[65536];
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + 14);
+	int l = socket(AF_UNIX, SOCK_STREAM, 0);
+	long total = 0;
+
+	memcpy(a.sun_path + 1, "sbx-orphan-lsn", 14);
+	if (l < 0 || bind(l, (struct sockaddr *)&a, len) != 0 || listen(l, 4096) != 0)
+		probe_error("listener: %s", strerror(errno));
+	for (int i = 0; i < n; i++) {
+		int w = socket(AF_UNIX, SOCK_STREAM, 0), sz = 8 << 20;
+		ssize_t k;
+
+		setsockopt(w, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+		if (w < 0 || connect(w, (struct sockaddr *)&a, len) != 0)
+			probe_error("client #%d: %s", i, strerror(errno));
+		fcntl(w, F_SETFL, O_NONBLOCK);
+		while ((k = write(w, buf, sizeof(buf))) > 0)
+			total += k;
+		close(w);
+	}
+	return total;
+}
+
 int main(int argc, char **argv)
 {
 	int pairs = argc > 1 ? atoi(argv[1]) : 100;
@@ -55,7 +83,13 @@ int main(int argc, char **argv)
 		escaped("%d bound receivers held %ld MiB from closed senders for 2 s", pairs,
 			total >> 20);
 	}
-	for (int i = 0; !total && i < pairs; i++) {
+	if (argc > 2 && !strcmp(argv[2], "listen")) {
+		total = pending(pairs);
+		sleep(2);
+		escaped("%d pending connections of closed clients held %ld MiB for 2 s", pairs,
+			total >> 20);
+	}
+	for (int i = 0; i < pairs; i++) {
 		int sv[2], sz = 1 << 20;
 		ssize_t k;
 
