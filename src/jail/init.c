@@ -144,6 +144,9 @@ static void build_jail(const struct jail_plan *plan, struct jail_fs *fs)
 	 * namespaces that max_mnt_namespaces=0 would refuse (ucount.c). */
 	if ((ucount_fd = ucount_open(&err)) < 0)
 		setup_failed(plan, &err);
+	/* the jail's own netns only: the host's is not ours to change */
+	if (p->network != NET_HOST && net_limit_dgram_queue(&err) < 0)
+		setup_failed(plan, &err);
 	/* Not dumpable: the target (same uid) cannot open the fds in /proc/1/fd to
 	 * reach the control socket, nor ptrace us. */
 	if (prctl(PR_SET_DUMPABLE, 0) < 0) {

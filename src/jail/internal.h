@@ -90,6 +90,8 @@ bool etc_is_mounted(const struct policy *p);
 
 /* net.c: bring lo up in the jail's network namespace. */
 int net_loopback_up(struct sbx_err *err);
+/* net.c: one datagram per unix receive queue from unconnected senders. */
+int net_limit_dgram_queue(struct sbx_err *err);
 
 /* rlimit.c: apply the policy's limits (strictest of policy and inherited);
  * RLIMIT_AS separately, as the last step before seccomp. */

@@ -137,19 +137,21 @@ int cputree_parse_stat(const char *text, struct cpu_proc *out)
 	const char *p = strrchr(text, ')');
 	unsigned long long ut, st, start;
 	long long cut, cst, rss;
+	char run;
 	int pp;
 
 	if (!p)
 		return -1;
 	/* 3 state, 4 ppid, 5..13 skipped, 14 utime 15 stime 16 cutime 17 cstime,
 	 * 18..21 skipped, 22 starttime, 23 skipped, 24 rss (pages) */
-	if (sscanf(p + 1, " %*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %lld %lld"
+	if (sscanf(p + 1, " %c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %lld %lld"
 		   " %*d %*d %*d %*d %llu %*u %lld",
-		   &pp, &ut, &st, &cut, &cst, &start, &rss) != 7)
+		   &run, &pp, &ut, &st, &cut, &cst, &start, &rss) != 8)
 		return -1;
 	if (cut < 0 || cst < 0 || rss < 0 || ut > INT64_MAX / 4 || st > INT64_MAX / 4 ||
 	    cut > INT64_MAX / 4 || cst > INT64_MAX / 4)
 		return -1;
+	out->run = run;
 	out->ppid = pp;
 	out->start = start;
 	out->own[0] = (int64_t)ut;
@@ -160,14 +162,12 @@ int cputree_parse_stat(const char *text, struct cpu_proc *out)
 	return 0;
 }
 
-/* PID's file NAME under DIRFD into TEXT (NUL-terminated); -1 if gone. */
-static int read_small(int dirfd, pid_t pid, const char *name, char *text, size_t size)
+/* File PATH under DIRFD into TEXT (NUL-terminated); -1 if gone. */
+static int read_path(int dirfd, const char *path, char *text, size_t size)
 {
-	char path[64];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "%d/%s", (int)pid, name);
 	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1; /* vanished */
@@ -177,6 +177,53 @@ static int read_small(int dirfd, pid_t pid, const char *name, char *text, size_t
 		return -1;
 	text[n] = '\0';
 	return 0;
+}
+
+/* PID's file NAME under DIRFD into TEXT (NUL-terminated); -1 if gone. */
+static int read_small(int dirfd, pid_t pid, const char *name, char *text, size_t size)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "%d/%s", (int)pid, name);
+	return read_path(dirfd, path, text, size);
+}
+
+/*
+ * A process whose main thread exited (pthread_exit) while others run: its
+ * zombie leader's stat and smaps_rollup show no memory (no mm), so its
+ * memory is read from its first live thread.  Times stay the leader's:
+ * its stat sums the whole thread group.
+ */
+static void live_thread_memory(int dirfd, struct cpu_proc *out)
+{
+	char path[64], text[1024];
+	struct cpu_proc th;
+	struct dirent *d;
+	int fd;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "%d/task", (int)out->pid);
+	fd = openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dir = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((d = readdir(dir)) != NULL) {
+		pid_t tid = (pid_t)atoi(d->d_name);
+
+		if (tid <= 0 || tid == out->pid)
+			continue;
+		snprintf(path, sizeof(path), "%d/task/%d/stat", (int)out->pid, (int)tid);
+		if (read_path(dirfd, path, text, sizeof(text)) == 0 &&
+		    cputree_parse_stat(text, &th) == 0 && th.run != 'Z' && th.run != 'X') {
+			out->rss_pages = th.rss_pages;
+			out->mem_tid = tid;
+			break;
+		}
+	}
+	closedir(dir);
 }
 
 /*
@@ -194,7 +241,11 @@ static int read_stat(int dirfd, pid_t pid, int64_t tick_ns, struct cpu_proc *out
 	    cputree_parse_stat(text, out) != 0)
 		return -1;
 	out->pid = pid;
+	out->mem_tid = pid;
 	out->state = 0;
+	/* hiding memory behind a dead main thread must not pay */
+	if (out->run == 'Z')
+		live_thread_memory(dirfd, out);
 	for (int k = 0; k < 2; k++) {
 		out->own[k] *= tick_ns;
 		out->cc[k] *= tick_ns;
@@ -527,14 +578,18 @@ void cputree_final_ms(const struct cputree *t, const struct rusage *ru, double *
 
 /* "Pss:" of /proc/PID/smaps_rollup in KiB, or -1 with errno: EACCES for a
  * process that is not dumpable (the init), anything else when it is gone. */
-static int64_t pss_kib(int dirfd, pid_t pid)
+static int64_t pss_kib(int dirfd, pid_t pid, pid_t tid)
 {
 	char path[64], text[4096];
 	long long kib = -1;
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "%d/smaps_rollup", (int)pid);
+	/* TID: a live thread of a process whose main thread exited */
+	if (tid > 0 && tid != pid)
+		snprintf(path, sizeof(path), "%d/task/%d/smaps_rollup", (int)pid, (int)tid);
+	else
+		snprintf(path, sizeof(path), "%d/smaps_rollup", (int)pid);
 	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
@@ -568,7 +623,7 @@ int64_t cputree_memory_kib(struct cputree *t, int64_t limit_kib)
 	if (rss <= limit_kib)
 		return rss;
 	for (size_t i = 0; i < t->n; i++) {
-		int64_t k = pss_kib(t->proc_fd, t->procs[i].pid);
+		int64_t k = pss_kib(t->proc_fd, t->procs[i].pid, t->procs[i].mem_tid);
 
 		if (k >= 0)
 			pss += k;

@@ -23,6 +23,9 @@ struct cpu_proc {
 	int64_t own[2];    /* utime, stime: its own threads */
 	int64_t cc[2];     /* cutime, cstime: the descendants it reaped */
 	int64_t rss_pages;
+	pid_t mem_tid;     /* the task whose stat/smaps show its memory: pid, or a
+			    * live thread once the main thread exited */
+	char run;          /* stat's state letter (Z: the main thread is dead) */
 	int state;         /* walk memo: 0 unknown, 1 in the tree, 2 not */
 };
 

@@ -420,10 +420,13 @@ static void check_meter(struct sup *s, int64_t now)
 	int64_t t0 = own_cpu_ns();
 	int64_t used = cputree_sample_ms(&s->cpu);
 
+	if (used >= 0)
+		check_memory(s);
+	/* the memory check's cost too: smaps_rollup of processes that share
+	 * pages after fork() walks their page tables (sbx spun at 90 %) */
 	next_sample(s, now, own_cpu_ns() - t0);
 	if (used < 0)
 		return;
-	check_memory(s);
 	used -= s->setup_cpu_ms;
 	s->cpu_sampled_ms = used;
 	if (budget != LIMIT_UNLIMITED && (uint64_t)used >= budget && !s->cpu_exceeded) {

@@ -19,13 +19,13 @@ trap 'pkill -KILL -f "$MARK" 2>/dev/null; kill $SENTINEL $LISTENERS 2>/dev/null;
 
 # Probes that cannot show an escape bare, for this user (see README.md).
 if [ "$(id -u)" = 0 ]; then
-	EXPECT_BLOCKED="fs_setuid priv_x32 priv_kexec_load res_mem_bomb proc_kill_all priv_tioclinux priv_bpf"
+	EXPECT_BLOCKED="fs_setuid priv_x32 priv_kexec_load res_mem_bomb proc_kill_all priv_tioclinux priv_bpf res_mem_shared"
 else
 	EXPECT_BLOCKED="fs_setuid fs_root_home fs_write_usr fs_write_hostname fs_proc1_root fs_mount_tmpfs
 		fs_bind_mount fs_chroot fs_pivot_root fs_open_by_handle net_raw_socket net_packet_socket
 		priv_init_module priv_finit_module priv_kexec_load priv_reboot priv_swapon priv_acct
 		priv_unshare_mntns priv_settimeofday priv_clock_settime priv_bpf priv_perf_event_open priv_x32 res_mem_bomb
-		proc_kill_all priv_tioclinux priv_process_vm_readv"
+		proc_kill_all priv_tioclinux priv_process_vm_readv res_mem_shared"
 fi
 # Escapes that need something of the host: a resolver, an IPv6 route,
 # ptrace access to pid 1 (some VMs and containers deny it even to root).
@@ -96,7 +96,8 @@ for p in "$DIR"/*; do
 	res_cpu_hider)     run "$name" "$p" sigign 5 20 ;;
 	res_tmpfs_fill)    run "$name" "$p" "$WORK" 2 ;;
 	res_sock_fill)     run "$name" "$p" 1 1 ;;
-	res_mem_nodump)    run "$name" "$p" 2 2 ;;
+	res_mem_nodump|res_mem_leader_exit) run "$name" "$p" 2 2 ;;
+	res_sock_orphan)   run "$name" "$p" 2 ;;
 	*)                 run "$name" "$p" < /dev/null ;;
 	esac
 done
