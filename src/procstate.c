@@ -10,6 +10,8 @@
  */
 #include "procstate.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
@@ -98,12 +100,29 @@ static void disarm_itimers(void)
 		setitimer(which[i], &off, NULL);
 }
 
+/*
+ * Give a closed fd 0, 1 or 2 a /dev/null opened read-only: otherwise sbx's
+ * own next open() lands there and --stdin - relays, or the record is written
+ * into, one of sbx's files; read-only makes a write there fail (EBADF), so a
+ * record sent to a closed stdout is an error, not lost.
+ */
+static void fill_closed_stdio(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		/* the lower ones are open now: open() takes exactly FD */
+		(void)open("/dev/null", O_RDONLY | O_NOCTTY);
+	}
+}
+
 void procstate_reset(bool hold_abort)
 {
 	uint64_t abort_set = bit(SIGINT) | bit(SIGTERM) | bit(SIGHUP);
 	uint64_t keep = hold_abort ? abort_set : 0;
 	mode_t mask;
 
+	fill_closed_stdio();
 	disarm_itimers();
 	unignore_signals();
 	drop_pending(keep);
