@@ -130,3 +130,26 @@ Test(attack_interface, closed_stdin_relayed_with_stdin_dash_reads_empty)
 	free(out);
 	free(script);
 }
+
+/* A service passes -p SEALED and appends the user's options; a second -p
+ * replaced the sealed policy, and every limit after it was the user's. */
+Test(attack_interface, a_second_policy_cannot_replace_a_sealed_one)
+{
+	struct sbx_result r;
+	char *dir = make_temp_dir();
+	char *pol = xasprintf("%s/sealed.policy", dir);
+	FILE *f = fopen(pol, "w");
+
+	cr_assert_not_null(f);
+	fputs("include: \"default\"\nsealed: true\nlimits { wall_time_ms: 2000 }\n", f);
+	fclose(f);
+	sbx_run(&r, NULL, (const char *[]){ "run", "-p", pol, "-p", "host", "-t", "1h",
+					    "--", "/bin/true", NULL });
+	cr_assert_eq(r.exit_status, 125, "exit %d; stderr: %s", r.exit_status, r.err);
+	ASSERT_STATUS(&r, "config-error");
+	cr_assert(strstr(r.err, "--policy given twice"), "stderr: %s", r.err);
+	sbx_result_free(&r);
+	rm_tree(dir);
+	free(dir);
+	free(pol);
+}
