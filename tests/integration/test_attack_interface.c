@@ -8,6 +8,7 @@
 #include "common.h"
 
 #include <fcntl.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -152,4 +153,36 @@ Test(attack_interface, a_second_policy_cannot_replace_a_sealed_one)
 	rm_tree(dir);
 	free(dir);
 	free(pol);
+}
+
+/* A caller's `ulimit -f 0` killed sbx by SIGXFSZ while it copied -f into
+ * the workspace: no record, and the workspace with the input left behind. */
+Test(attack_interface, inherited_tiny_fsize_is_an_error_that_leaves_no_workspace)
+{
+	char *tmp = make_temp_dir();
+	char *in = xasprintf("%s/in.txt", tmp);
+	char *script = xasprintf("(ulimit -f 0; TMPDIR=%s exec \"$SBX\" run -f %s -- /bin/true "
+				 ">/dev/null 2>&1)", tmp, in);
+	char *pat = xasprintf("%s/sbx-*/ws-*", tmp);
+	FILE *f = fopen(in, "w");
+	glob_t g;
+
+	REQUIRE_USERNS();
+	cr_assert_not_null(f);
+	fputs("input\n", f);
+	fclose(f);
+	cr_assert_eq(chmod(tmp, 0755), 0);
+	cr_assert_eq(sh_status(script), 125);
+	cr_assert_eq(glob(pat, 0, NULL, &g), GLOB_NOMATCH, "a workspace was left in %s", tmp);
+	rm_tree(tmp);
+	free(tmp);
+	free(in);
+	free(script);
+	free(pat);
+}
+
+/* A caller's tiny hard RLIMIT_STACK crashed sbx (SIGSEGV, no message). */
+Test(attack_interface, inherited_tiny_stack_is_refused_with_a_message)
+{
+	cr_assert_eq(sh_status("ulimit -s 16; exec \"$SBX\" run -- /bin/true 2>/dev/null"), 125);
 }
