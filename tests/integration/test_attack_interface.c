@@ -186,3 +186,25 @@ Test(attack_interface, inherited_tiny_stack_is_refused_with_a_message)
 {
 	cr_assert_eq(sh_status("ulimit -s 16; exec \"$SBX\" run -- /bin/true 2>/dev/null"), 125);
 }
+
+/* --stdout F --stderr F (spelled two ways): each copy wrote from offset 0,
+ * so stderr's bytes overwrote stdout's and a byte-exact copy was lost. */
+Test(attack_interface, stdout_and_stderr_copies_to_one_file_are_refused)
+{
+	struct sbx_result r;
+	char *dir = make_temp_dir();
+	char *a = xasprintf("%s/both", dir);
+	char *b = xasprintf("%s/./both", dir);
+
+	REQUIRE_USERNS();
+	sbx_run(&r, NULL, (const char *[]){ "run", "--stdout", a, "--stderr", b, "--",
+					    "/bin/sh", "-c", "echo out; echo err >&2", NULL });
+	cr_assert_eq(r.exit_status, 125, "exit %d; stderr: %s", r.exit_status, r.err);
+	ASSERT_STATUS(&r, "config-error");
+	cr_assert(strstr(r.err, "same file"), "stderr: %s", r.err);
+	sbx_result_free(&r);
+	rm_tree(dir);
+	free(dir);
+	free(a);
+	free(b);
+}
