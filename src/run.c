@@ -245,6 +245,24 @@ static int close_inherited_fds(const char *result_dest, struct sbx_err *err)
 	return 0;
 }
 
+/* The record written over a --stdout/--stderr copy would silently replace it. */
+static int result_not_a_copy(struct run_ctx *c, const char *copy, const char *option,
+			     struct sbx_err *err)
+{
+	struct stat a, b;
+
+	if (!copy || fstat(c->result_fd, &a) != 0 || !S_ISREG(a.st_mode) ||
+	    stat(copy, &b) != 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+		return 0;
+	close(c->result_fd);
+	c->result_fd = -1;
+	c->result_close = false;
+	c->result_failed = true;
+	return err_set(err, ERR_USAGE, 0, "--result %s is the same file as %s %s: the "
+		       "record would overwrite the copy; give two files",
+		       c->opts.result_dest, option, copy);
+}
+
 /* Open --result now: a record with nowhere to go must stop the run before
  * the program runs, not be lost after it (a FIFO, a closed or read-only fd). */
 static int open_result(struct run_ctx *c, struct sbx_err *err)
@@ -253,7 +271,10 @@ static int open_result(struct run_ctx *c, struct sbx_err *err)
 		return 0;
 	c->result_fd = result_open_dest(c->opts.result_dest, &c->result_close, err);
 	c->result_failed = c->result_fd < 0;
-	return c->result_failed ? -1 : 0;
+	if (c->result_failed)
+		return -1;
+	return result_not_a_copy(c, c->opts.stdout_copy, "--stdout", err) < 0 ||
+	       result_not_a_copy(c, c->opts.stderr_copy, "--stderr", err) < 0 ? -1 : 0;
 }
 
 static int prepare(struct run_ctx *c, int argc, char **argv, struct sbx_err *err)

@@ -220,3 +220,22 @@ Test(attack_interface, tmpdir_that_is_a_file_is_named_as_not_a_directory)
 	cr_assert(strstr(r.err, "/etc/passwd is not a directory"), "stderr: %s", r.err);
 	sbx_result_free(&r);
 }
+
+/* -r F --stdout F: the record replaced the program's byte-exact output. */
+Test(attack_interface, result_to_the_stdout_copy_is_refused)
+{
+	struct sbx_result r;
+	char *dir = make_temp_dir();
+	char *a = xasprintf("%s/same", dir);
+
+	REQUIRE_USERNS();
+	sbx_run(&r, NULL, (const char *[]){ "run", "--stdout", a, "-r", a, "--",
+					    "/bin/echo", "out", NULL });
+	cr_assert_eq(r.exit_status, 125, "exit %d; stderr: %s", r.exit_status, r.err);
+	ASSERT_STATUS(&r, "config-error");
+	cr_assert(strstr(r.err, "same file"), "stderr: %s", r.err);
+	sbx_result_free(&r);
+	rm_tree(dir);
+	free(dir);
+	free(a);
+}
