@@ -239,3 +239,9 @@ Test(attack_interface, result_to_the_stdout_copy_is_refused)
 	free(dir);
 	free(a);
 }
+
+/* `sbx doctor --json > /dev/full` exited 0: a script saw "all ok" and no report. */
+Test(attack_interface, doctor_whose_report_cannot_be_written_fails)
+{
+	cr_assert_eq(sh_status("exec \"$SBX\" doctor --json >/dev/full 2>/dev/null"), 125);
+}
