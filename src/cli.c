@@ -260,6 +260,12 @@ static int take_option(struct cli_options *o, const struct opt_def *d,
 		return -1;
 	if (d->id == OPT_FILE)
 		return push_file(o, v, err);
+	/* a second -p would silently replace the first, and with it a sealed
+	 * policy that is meant to bound every option after it */
+	if (d->id == OPT_POLICY && o->policy)
+		return err_set(err, ERR_USAGE, 0, "--policy given twice ('%s', then '%s'): "
+			       "give one base policy (a policy file can include others)",
+			       o->policy, v);
 	if (set_run_option(o, d, v))
 		return 0;
 	if (d->limit >= 0 && parse_limit(d, v, &number, err) < 0)

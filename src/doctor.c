@@ -780,5 +780,10 @@ int cmd_doctor(int argc, char **argv)
 	ok = run_checks(checks);
 	if (json ? print_json(checks, ok) < 0 : (print_text(checks, ok), 0))
 		return 125;
+	/* an answer nobody could read is no "ok": a script must not see exit 0 */
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "sbx doctor: writing the report failed: %s\n", strerror(errno));
+		return 125;
+	}
 	return ok ? 0 : 1;
 }

@@ -10,11 +10,14 @@
  */
 #include "procstate.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -23,6 +26,8 @@
 
 #define NSIG_KERNEL 64
 #define TIMER_SLACK_DEFAULT_NS 50000 /* the kernel's default, 50 us */
+#define SBX_STACK_MIN (8UL << 20) /* the usual default; sbx needs far less */
+#define SBX_STACK_FLOOR (256UL << 10) /* sbx's own need, with room */
 
 /* struct sigaction as the rt_sigaction system call takes it (x86-64, arm64). */
 struct ksigaction {
@@ -98,14 +103,60 @@ static void disarm_itimers(void)
 		setitimer(which[i], &off, NULL);
 }
 
+/*
+ * Give a closed fd 0, 1 or 2 a /dev/null opened read-only: otherwise sbx's
+ * own next open() lands there and --stdin - relays, or the record is written
+ * into, one of sbx's files; read-only makes a write there fail (EBADF), so a
+ * record sent to a closed stdout is an error, not lost.
+ */
+static void fill_closed_stdio(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		/* the lower ones are open now: open() takes exactly FD */
+		(void)open("/dev/null", O_RDONLY | O_NOCTTY);
+	}
+}
+
+/*
+ * sbx's own limits against what the caller inherited it: a tiny RLIMIT_FSIZE
+ * killed sbx by SIGXFSZ while it copied -f into the workspace (left behind,
+ * no record), a tiny RLIMIT_STACK crashed it.  Ignored, SIGXFSZ turns into
+ * EFBIG that sbx reports; the jail gets SIG_DFL back (procstate_default_signals).
+ */
+static void own_limits(void)
+{
+	struct ksigaction ign = { .handler = SIG_IGN };
+	struct rlimit st;
+
+	raw_sigaction(SIGXFSZ, &ign, NULL);
+	if (getrlimit(RLIMIT_STACK, &st) == 0 && st.rlim_cur < SBX_STACK_MIN) {
+		st.rlim_cur = st.rlim_max < SBX_STACK_MIN ? st.rlim_max : SBX_STACK_MIN;
+		setrlimit(RLIMIT_STACK, &st);
+	}
+	/* below this sbx crashes (SIGSEGV, no record): say so instead, with
+	 * write() only, as printf alone overflows such a stack */
+	if (st.rlim_cur < SBX_STACK_FLOOR) {
+		static const char msg[] = "sbx: the inherited stack limit (RLIMIT_STACK, "
+			"ulimit -s) is below 256 KiB and its hard limit too; sbx needs "
+			"256 KiB (raise it: ulimit -Hs 8192)\n";
+		ssize_t w = write(STDERR_FILENO, msg, sizeof(msg) - 1);
+		(void)w;
+		_exit(125);
+	}
+}
+
 void procstate_reset(bool hold_abort)
 {
 	uint64_t abort_set = bit(SIGINT) | bit(SIGTERM) | bit(SIGHUP);
 	uint64_t keep = hold_abort ? abort_set : 0;
 	mode_t mask;
 
+	fill_closed_stdio();
 	disarm_itimers();
 	unignore_signals();
+	own_limits();
 	drop_pending(keep);
 	raw_sigmask(keep);
 	/* READ_IMPLIES_EXEC makes every readable mapping executable and

@@ -3,7 +3,7 @@
  *
  * A process keeps across execve() what its parent set: ignored signals, the
  * blocked mask and pending signals, armed interval timers, the persona, the
- * umask, the timer slack.  A caller of sbx (a service, a CI runner, a
+ * umask, the timer slack, closed fds 0-2.  A caller of sbx (a service, a CI runner, a
  * hostile local user) must not change how sbx supervises a run, nor hand
  * any of it on to the jail.  main() calls procstate_reset() first of all;
  * the target drops what is left (priority, umask 022) in jail/target.c.

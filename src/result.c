@@ -441,7 +441,21 @@ static int parse_fd_dest(const char *dest)
 	return (int)n;
 }
 
-static int open_dest(const char *dest, bool *close_after)
+/* fd:N or "-" must be open for writing: a record sent elsewhere is lost. */
+static int check_fd_dest(const char *dest, int fd, struct sbx_err *err)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0)
+		return err_set(err, ERR_USAGE, errno, "--result %s: fd %d is not open "
+			       "(open it for writing, e.g. %d>FILE, or give a path)", dest, fd, fd);
+	if ((fl & O_ACCMODE) == O_RDONLY)
+		return err_set(err, ERR_USAGE, EBADF, "--result %s: fd %d is open read-only "
+			       "(open it for writing, e.g. %d>FILE, or give a path)", dest, fd, fd);
+	return fd;
+}
+
+int result_open_dest(const char *dest, bool *close_after, struct sbx_err *err)
 {
 	int fd;
 
@@ -449,40 +463,60 @@ static int open_dest(const char *dest, bool *close_after)
 	if (!dest)
 		return STDERR_FILENO;
 	if (strcmp(dest, "-") == 0)
-		return STDOUT_FILENO;
+		return check_fd_dest(dest, STDOUT_FILENO, err);
 	fd = parse_fd_dest(dest);
 	if (fd >= 0)
-		return fd;
+		return check_fd_dest(dest, fd, err);
+	/* O_NONBLOCK: a FIFO with no reader fails (ENXIO) instead of blocking
+	 * sbx, with SIGTERM held, in open() forever */
+	fd = open(dest, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0644);
+	if (fd < 0)
+		return err_set(err, ERR_USAGE, errno, "--result %s: cannot open: %s%s", dest,
+			       strerror(errno), errno == ENXIO ? " (a FIFO with no reader)"
+			       : "; give a writable path, - or fd:N");
+	if (fcntl(fd, F_SETFL, 0) < 0) {
+		close(fd);
+		return err_set(err, ERR_SETUP, errno, "--result %s: fcntl: %s", dest, strerror(errno));
+	}
 	*close_after = true;
-	return open(dest, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
+	return fd;
 }
 
-int result_emit(const struct result *r, const char *dest)
+int result_emit_fd(const struct result *r, int fd)
 {
 	char fallback[1024];
 	char *json = result_to_json(r);
 	const char *text = json;
-	bool close_after;
-	int fd, rc, saved;
+	int rc, saved;
 
 	if (!json) {
 		fallback_json(r, fallback, sizeof(fallback));
 		text = fallback;
 	}
-	fd = open_dest(dest, &close_after);
-	if (fd < 0) {
-		saved = errno;
-		free(json);
-		errno = saved;
-		return -1;
-	}
 	rc = write_all(fd, text, strlen(text));
 	if (rc == 0)
 		rc = write_all(fd, "\n", 1);
 	saved = errno;
+	free(json);
+	errno = saved;
+	return rc;
+}
+
+int result_emit(const struct result *r, const char *dest)
+{
+	struct sbx_err err = { 0 };
+	bool close_after;
+	int fd = result_open_dest(dest, &close_after, &err);
+	int rc, saved;
+
+	if (fd < 0) {
+		errno = err.sys_errno;
+		return -1;
+	}
+	rc = result_emit_fd(r, fd);
+	saved = errno;
 	if (close_after && close(fd) != 0 && rc == 0)
 		rc = -1, saved = errno;
-	free(json);
 	errno = saved;
 	return rc;
 }

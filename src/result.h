@@ -90,4 +90,15 @@ char *result_to_json(const struct result *r);
  */
 int result_emit(const struct result *r, const char *dest);
 
+/*
+ * Open DEST (as result_emit reads it) before the run, so a destination that
+ * cannot take the record is a usage error naming --result, not a record
+ * lost after the program ran: fd:N and - must be open for writing, a path
+ * is created without blocking on a FIFO.  *CLOSE_AFTER: sbx owns the fd.
+ */
+int result_open_dest(const char *dest, bool *close_after, struct sbx_err *err);
+
+/* Write R as one line to FD; -1 with errno when it could not be written. */
+int result_emit_fd(const struct result *r, int fd);
+
 #endif

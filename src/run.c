@@ -57,6 +57,9 @@ struct run_ctx {
 	int64_t started_ns;      /* CLOCK_REALTIME, for ctime comparisons */
 	bool ran;                /* a jail was started: scan the workspace */
 	int out_fd;              /* -o DIR, or -1 */
+	int result_fd;           /* --result, opened before the run; -1 */
+	bool result_close;       /* sbx opened result_fd (a path) */
+	bool result_failed;      /* --result could not be opened */
 };
 
 /* ---- the target environment ------------------------------------------ */
@@ -242,6 +245,38 @@ static int close_inherited_fds(const char *result_dest, struct sbx_err *err)
 	return 0;
 }
 
+/* The record written over a --stdout/--stderr copy would silently replace it. */
+static int result_not_a_copy(struct run_ctx *c, const char *copy, const char *option,
+			     struct sbx_err *err)
+{
+	struct stat a, b;
+
+	if (!copy || fstat(c->result_fd, &a) != 0 || !S_ISREG(a.st_mode) ||
+	    stat(copy, &b) != 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+		return 0;
+	close(c->result_fd);
+	c->result_fd = -1;
+	c->result_close = false;
+	c->result_failed = true;
+	return err_set(err, ERR_USAGE, 0, "--result %s is the same file as %s %s: the "
+		       "record would overwrite the copy; give two files",
+		       c->opts.result_dest, option, copy);
+}
+
+/* Open --result now: a record with nowhere to go must stop the run before
+ * the program runs, not be lost after it (a FIFO, a closed or read-only fd). */
+static int open_result(struct run_ctx *c, struct sbx_err *err)
+{
+	if (!c->opts.result_dest || (c->opts.json && !strcmp(c->opts.result_dest, "-")))
+		return 0;
+	c->result_fd = result_open_dest(c->opts.result_dest, &c->result_close, err);
+	c->result_failed = c->result_fd < 0;
+	if (c->result_failed)
+		return -1;
+	return result_not_a_copy(c, c->opts.stdout_copy, "--stdout", err) < 0 ||
+	       result_not_a_copy(c, c->opts.stderr_copy, "--stderr", err) < 0 ? -1 : 0;
+}
+
 static int prepare(struct run_ctx *c, int argc, char **argv, struct sbx_err *err)
 {
 	if (cli_parse(argc, argv, &c->opts, err) < 0)
@@ -250,6 +285,8 @@ static int prepare(struct run_ctx *c, int argc, char **argv, struct sbx_err *err
 		return -1;
 	if (c->opts.help)
 		return 1;
+	if (open_result(c, err) < 0)
+		return -1;
 	if ((c->opts.lang && lang_check_known(c->opts.lang, err) < 0) ||
 	    cli_build_policy(&c->opts, &c->policy, err) < 0)
 		return -1;
@@ -369,6 +406,16 @@ static int launch(struct run_ctx *c, struct sbx_err *err)
 
 /* ---- the end: cleanup, then the one record ---------------------------- */
 
+/* A record that cannot be written is an error (exit 125), never lost quietly. */
+static void emit_checked(struct run_ctx *c, const char *dest, int rc)
+{
+	if (rc == 0)
+		return;
+	fprintf(stderr, "sbx: --result %s: the record could not be written: %s\n",
+		dest, strerror(errno));
+	c->res.exit_status = 125;
+}
+
 static void emit_record(struct run_ctx *c)
 {
 	const struct cli_options *o = &c->opts;
@@ -380,15 +427,18 @@ static void emit_record(struct run_ctx *c)
 		r->policy = &c->policy;
 	r->capture = o->json;
 	/* --json: stdout of sbx is the record, -q or not */
-	if (o->json) {
-		result_emit(r, "-");
-		if (o->result_dest && strcmp(o->result_dest, "-") != 0)
-			result_emit(r, o->result_dest);
-	} else if (o->result_dest) {
-		result_emit(r, o->result_dest);
-	} else if (!o->quiet) {
+	if (o->json)
+		emit_checked(c, "-", result_emit(r, "-"));
+	if (o->result_dest && c->result_fd >= 0)
+		emit_checked(c, o->result_dest, result_emit_fd(r, c->result_fd));
+	else if (o->result_dest && c->result_failed)
+		result_emit(r, NULL); /* its own failure: tell the caller on stderr */
+	else if (o->result_dest && !(o->json && !strcmp(o->result_dest, "-")))
+		emit_checked(c, o->result_dest, result_emit(r, o->result_dest));
+	else if (!o->quiet && !o->json)
 		result_emit(r, NULL);
-	}
+	if (c->result_close && close(c->result_fd) != 0)
+		emit_checked(c, o->result_dest, -1);
 }
 
 /* After every jail process is gone: what changed, and -o. */
@@ -461,7 +511,7 @@ static void block_abort_signals(void)
 
 int cmd_run(int argc, char **argv)
 {
-	struct run_ctx c = { .ws = { .dirfd = -1 }, .out_fd = -1 };
+	struct run_ctx c = { .ws = { .dirfd = -1 }, .out_fd = -1, .result_fd = -1 };
 	struct sbx_err err = { 0 };
 	int rc;
 

@@ -100,7 +100,10 @@ static int open_tmp_root(char path[PATH_MAX], struct sbx_err *err)
 		next = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		close(fd);
 		fd = next;
-		if (fd < 0)
+		if (fd < 0 && errno == ENOTDIR) /* a file, not a race: say so */
+			err_set(err, ERR_SETUP, errno, "TMPDIR %s: %s is not a directory "
+				"(set TMPDIR to a writable directory)", tmp_root(), path);
+		else if (fd < 0)
 			err_set(err, ERR_SETUP, errno, "TMPDIR %s: %s changed while being opened: %s",
 				tmp_root(), path, strerror(errno));
 	}

@@ -24,6 +24,7 @@
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -712,12 +713,21 @@ static int prepare_copies(struct sup *s)
 	const char *const paths[2] = { s->req->stdout_copy, s->req->stderr_copy };
 	const char *const options[2] = { "--stdout", "--stderr" };
 
+	struct stat st[2] = { { 0 } };
+
 	for (int i = 0; i < 2; i++) {
 		if (!paths[i])
 			continue;
 		int fd = open_copy(paths[i], options[i], s->err);
 		if (fd < 0 || relay_set_copy(&s->out[i], fd, s->err) != 0)
 			return -1;
+		/* two descriptions of one regular file each write from offset 0:
+		 * stdout's bytes were overwritten by stderr's, silently */
+		if (fstat(fd, &st[i]) == 0 && i == 1 && paths[0] && S_ISREG(st[1].st_mode) &&
+		    st[0].st_dev == st[1].st_dev && st[0].st_ino == st[1].st_ino)
+			return err_set(s->err, ERR_USAGE, 0, "--stderr %s is the same file as "
+				       "--stdout %s: the copies would overwrite each other; "
+				       "give two files", paths[1], paths[0]);
 	}
 	return 0;
 }
