@@ -121,11 +121,13 @@ static int check_env_name(const char *opt, const char *name, size_t len,
 {
 	if (len == 0)
 		return err_set(err, ERR_USAGE, 0, "%s: empty variable name", opt);
-	for (size_t i = 0; i < len; i++)
-		if (name[i] == '=' )
-			return err_set(err, ERR_USAGE, 0,
-				       "%s: variable name '%s' contains '='",
-				       opt, name);
+	/* the policy's rule: a name like $'\xff' or '1A' reaches no shell
+	 * as a variable and would put raw bytes into the record */
+	if (!env_name_valid(name, len))
+		return err_set(err, ERR_USAGE, 0,
+			       "%s: '%.*s' is not a variable name (letters, digits "
+			       "and '_', not starting with a digit)", opt,
+			       (int)(len > 80 ? 80 : len), name);
 	return 0;
 }
 

@@ -59,7 +59,6 @@ int val_syscall(const struct pvalue *v, const char *field, char **out, struct sb
 int val_extension(const struct pvalue *v, char **out, struct sbx_err *err);
 /* "path must be ..." reason, or NULL when S is an absolute normalized path. */
 const char *path_problem(const char *s);
-bool env_name_valid(const char *s, size_t len);
 /* "unknown field 'x' in 'limits' (did you mean 'y'?)" */
 int unknown_field(struct sbx_err *err, const struct ppos *at, const char *word,
 		  const char *where, const char *const *names, size_t n);

@@ -193,6 +193,10 @@ int policy_check_mounts(const struct policy *p, struct sbx_err *err);
  * NULL; LIMIT_UNLIMITED is always allowed.  Policies and options agree. */
 const char *policy_limit_problem(enum limit_id id, uint64_t value, char *buf, size_t len);
 
+/* A variable name as env and env_keep (and -e, --env-keep) take it:
+ * [A-Za-z_][A-Za-z0-9_]*, LEN bytes of S. */
+bool env_name_valid(const char *s, size_t len);
+
 /* strlist helpers */
 int strlist_push(struct strlist *l, const char *s, const struct origin *at);
 void strlist_free(struct strlist *l);
