@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <ftw.h>
 #include <poll.h>
 #include <sched.h>
@@ -268,4 +269,36 @@ bool have_userns(void)
 		_exit(unshare(CLONE_NEWUSER) == 0 ? 0 : 1);
 	waitpid(pid, &status, 0);
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+void sbx_run_sh(struct sbx_result *r, const struct sbx_opts *o,
+		const char *const *opts, const char *script)
+{
+	const char *argv[64];
+	size_t n = 0;
+
+	argv[n++] = "run";
+	for (; opts && *opts && n < 64 - 5; opts++)
+		argv[n++] = *opts;
+	argv[n++] = "--";
+	argv[n++] = "/bin/sh";
+	argv[n++] = "-c";
+	argv[n++] = script;
+	argv[n] = NULL;
+	sbx_run(r, o, argv);
+}
+
+int count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			n++;
+	closedir(d);
+	return n;
 }

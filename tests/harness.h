@@ -49,6 +49,13 @@ const char *rec_str(const struct sbx_result *r, const char *key);
 double rec_num(const struct sbx_result *r, const char *key);
 bool rec_is_null(const struct sbx_result *r, const char *key);
 
+/* `sbx run OPTS... -- /bin/sh -c SCRIPT` (OPTS NULL-terminated, or NULL). */
+void sbx_run_sh(struct sbx_result *r, const struct sbx_opts *o,
+		const char *const *opts, const char *script);
+
+/* Entries of DIR besides . and .. (-1 when it cannot be read). */
+int count_entries(const char *dir);
+
 /* A private temp dir for one test (removed by rm_tree). */
 char *make_temp_dir(void);
 void rm_tree(const char *path);

@@ -12,23 +12,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Run /bin/sh -c SCRIPT with the options PRE. */
-static void sh(struct sbx_result *r, const char *const *pre, const char *script)
-{
-	const char *argv[24];
-	size_t n = 0;
-
-	argv[n++] = "run";
-	for (size_t i = 0; pre && pre[i] && n < 18; i++)
-		argv[n++] = pre[i];
-	argv[n++] = "--";
-	argv[n++] = "/bin/sh";
-	argv[n++] = "-c";
-	argv[n++] = script;
-	argv[n] = NULL;
-	sbx_run(r, NULL, argv);
-}
-
 /* The run was refused before the program ran: 125, a setup or config
  * error that names the procfs, nothing printed by the program. */
 static void expect_proc_refused(struct sbx_result *r, const char *what)
@@ -56,7 +39,7 @@ Test(attack_inside, a_host_procfs_bound_elsewhere_is_refused)
 	struct sbx_result r;
 
 	REQUIRE_USERNS();
-	sh(&r, SBX_ARGV("-b", "/proc:/hostproc"), "echo ran; ls /hostproc | wc -l");
+	sbx_run_sh(&r, NULL, SBX_ARGV("-b", "/proc:/hostproc"), "echo ran; ls /hostproc | wc -l");
 	expect_proc_refused(&r, "-b /proc:/hostproc");
 	sbx_result_free(&r);
 }
@@ -70,7 +53,7 @@ Test(attack_inside, a_bind_that_carries_a_host_procfs_submount_is_refused)
 	REQUIRE_USERNS();
 	if (access("/proc/self/stat", R_OK) != 0)
 		cr_skip_test("SKIP: no /proc on this host");
-	sh(&r, SBX_ARGV("-b", "/:/host"), "echo ran; ls /host/proc | wc -l");
+	sbx_run_sh(&r, NULL, SBX_ARGV("-b", "/:/host"), "echo ran; ls /host/proc | wc -l");
 	expect_proc_refused(&r, "-b /:/host");
 	sbx_result_free(&r);
 }

@@ -17,22 +17,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static void sh(struct sbx_result *r, const char *const *pre, const char *script)
-{
-	const char *argv[24];
-	size_t n = 0;
-
-	argv[n++] = "run";
-	for (size_t i = 0; pre && pre[i] && n < 18; i++)
-		argv[n++] = pre[i];
-	argv[n++] = "--";
-	argv[n++] = "/bin/sh";
-	argv[n++] = "-c";
-	argv[n++] = script;
-	argv[n] = NULL;
-	sbx_run(r, NULL, argv);
-}
-
 /* The name messages use for OPT (its long form). */
 static const char *long_name(const char *opt)
 {
@@ -170,7 +154,7 @@ Test(iface_mounts, a_spelled_out_destination_is_normalized)
 	struct sbx_result r;
 
 	REQUIRE_USERNS();
-	sh(&r, SBX_ARGV("-b", "/usr/:/x//y/./", "--tmpfs", "/t/./u/:1M"),
+	sbx_run_sh(&r, NULL, SBX_ARGV("-b", "/usr/:/x//y/./", "--tmpfs", "/t/./u/:1M"),
 	   "test -x /x/y/bin/sh && test -d /t/u && "
 	   "grep -c ' /x/y \\| /t/u ' /proc/self/mountinfo");
 	ASSERT_STATUS(&r, "ok");
@@ -213,7 +197,7 @@ Test(iface_mounts, a_bind_of_a_tree_with_submounts_works)
 	struct sbx_result r;
 
 	REQUIRE_USERNS();
-	sh(&r, SBX_ARGV("-b", "/sys:/x"), "test -d /x/kernel && echo OK");
+	sbx_run_sh(&r, NULL, SBX_ARGV("-b", "/sys:/x"), "test -d /x/kernel && echo OK");
 	ASSERT_STATUS(&r, "ok");
 	cr_assert_str_eq(r.out, "OK\n", "stdout: %s stderr: %s", r.out, r.err);
 	sbx_result_free(&r);
@@ -248,7 +232,7 @@ Test(iface_mounts, a_readonly_bind_keeps_every_submount_readonly)
 	REQUIRE_USERNS();
 	if (!is_mountpoint("/dev/shm") || access("/dev/shm", W_OK) != 0)
 		cr_skip_test("SKIP: no writable tmpfs mounted on /dev/shm to bind");
-	sh(&r, SBX_ARGV("-b", "/dev:/x"),
+	sbx_run_sh(&r, NULL, SBX_ARGV("-b", "/dev:/x"),
 	   "test -d /x/shm || exit 3; "
 	   "echo leak > /x/shm/sbx-iface-mounts-$$ 2>/dev/null && echo WROTE; "
 	   "rm -f /x/shm/sbx-iface-mounts-$$ 2>/dev/null; echo done");
@@ -263,7 +247,7 @@ Test(iface_mounts, device_nodes_in_a_bound_tree_do_not_open)
 	struct sbx_result r;
 
 	REQUIRE_USERNS();
-	sh(&r, SBX_ARGV("-b", "/dev:/x"),
+	sbx_run_sh(&r, NULL, SBX_ARGV("-b", "/dev:/x"),
 	   "head -c1 /x/zero >/dev/null 2>&1 && echo OPENED; echo done");
 	ASSERT_STATUS(&r, "ok");
 	cr_assert_str_eq(r.out, "done\n", "stdout: %s stderr: %s", r.out, r.err);
@@ -319,7 +303,7 @@ Test(iface_mounts, a_swapped_component_never_redirects_a_mount, .timeout = 120)
 	for (; tried < RACE_RUNS && redirected == 0; tried++) {
 		struct sbx_result r;
 
-		sh(&r, SBX_ARGV("--tmpfs", "/decoy/t:1M", "-B", wbind, "-b", sbind),
+		sbx_run_sh(&r, NULL, SBX_ARGV("--tmpfs", "/decoy/t:1M", "-B", wbind, "-b", sbind),
 		   "test -e /decoy/t/MARK && echo REDIRECTED; echo done");
 		if (r.out && strstr(r.out, "REDIRECTED"))
 			redirected++;

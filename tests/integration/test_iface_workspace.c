@@ -55,20 +55,6 @@ static int count_leftovers(const char *dir)
 	return leftovers;
 }
 
-static int count_entries(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
-
-	cr_assert_not_null(d, "opendir %s", dir);
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			n++;
-	closedir(d);
-	return n;
-}
-
 static char *make_input(const char *dir)
 {
 	char *path = xasprintf("%s/%s", dir, INPUT_NAME);

@@ -22,22 +22,6 @@ static double tree_cpu_ms(const struct sbx_result *r)
 	return rec_num(r, "cpu_user_ms") + rec_num(r, "cpu_sys_ms");
 }
 
-static void run_sh(struct sbx_result *r, const char *const *opts, const char *script)
-{
-	const char *argv[PROBE_MAX_ARGS];
-	size_t n = 0;
-
-	argv[n++] = "run";
-	for (; opts && *opts && n < PROBE_MAX_ARGS - 5; opts++)
-		argv[n++] = *opts;
-	argv[n++] = "--";
-	argv[n++] = "/bin/sh";
-	argv[n++] = "-c";
-	argv[n++] = script;
-	argv[n] = NULL;
-	sbx_run(r, NULL, argv);
-}
-
 /* ---- statuses need evidence ---------------------------------------------- */
 
 /* Attack: `kill -XCPU $$` after 1 ms of CPU, to be reported as if the CPU
@@ -46,7 +30,7 @@ Test(limits_evidence, a_self_sent_sigxcpu_is_signaled_not_cpu_limit)
 {
 	struct sbx_result r;
 
-	run_sh(&r, SBX_ARGV("--cpu", "5s"), "kill -XCPU $$");
+	sbx_run_sh(&r, NULL, SBX_ARGV("--cpu", "5s"), "kill -XCPU $$");
 	cr_assert_str_eq(status_of(&r), "signaled", PROBE_REPORT(&r));
 	cr_assert_str_eq(rec_str(&r, "signal"), "SIGXCPU", PROBE_REPORT(&r));
 	cr_assert_eq(r.exit_status, 128 + SIGXCPU, PROBE_REPORT(&r));
@@ -59,7 +43,7 @@ Test(limits_evidence, a_self_sent_sigsys_is_signaled_not_seccomp)
 {
 	struct sbx_result r;
 
-	run_sh(&r, NULL, "kill -SYS $$");
+	sbx_run_sh(&r, NULL, NULL, "kill -SYS $$");
 	cr_assert_str_eq(status_of(&r), "signaled", PROBE_REPORT(&r));
 	cr_assert_str_eq(rec_str(&r, "signal"), "SIGSYS", PROBE_REPORT(&r));
 	sbx_result_free(&r);
@@ -71,7 +55,7 @@ Test(limits_evidence, a_self_sent_sigsys_under_a_killing_policy_is_signaled)
 {
 	struct sbx_result r;
 
-	run_sh(&r, SBX_ARGV("--set", "seccomp.deny_action=KILL"), "kill -SYS $$");
+	sbx_run_sh(&r, NULL, SBX_ARGV("--set", "seccomp.deny_action=KILL"), "kill -SYS $$");
 	cr_assert_str_eq(status_of(&r), "signaled", PROBE_REPORT(&r));
 	sbx_result_free(&r);
 }

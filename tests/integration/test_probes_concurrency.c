@@ -73,19 +73,6 @@ static int count_lines(const char *path)
 	return n;
 }
 
-static int count_entries(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
-
-	while (d && (e = readdir(d)))
-		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-	if (d)
-		closedir(d);
-	return n;
-}
-
 /* Processes whose parent is this test process (orphans come here: we are a subreaper). */
 static int count_children(void)
 {

@@ -31,20 +31,6 @@ static void private_tmp_init(struct private_tmp *t)
 	t->opts = (struct sbx_opts){ .env = t->env };
 }
 
-static int count_entries(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
-
-	cr_assert_not_null(d, "opendir %s", dir);
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			n++;
-	closedir(d);
-	return n;
-}
-
 static void private_tmp_done(struct private_tmp *t)
 {
 	cr_assert_eq(count_entries(t->dir), 0, "sbx left something in its TMPDIR");
@@ -61,23 +47,6 @@ static char *make_workdir(void)
 	if (geteuid() == 0)
 		cr_assert_eq(chown(dir, 65534, 65534), 0);
 	return dir;
-}
-
-static void sh(struct sbx_result *r, const struct sbx_opts *o, const char *const *pre,
-	       const char *script)
-{
-	const char *argv[24];
-	size_t n = 0;
-
-	argv[n++] = "run";
-	for (size_t i = 0; pre && pre[i] && n < 18; i++)
-		argv[n++] = pre[i];
-	argv[n++] = "--";
-	argv[n++] = "/bin/sh";
-	argv[n++] = "-c";
-	argv[n++] = script;
-	argv[n] = NULL;
-	sbx_run(r, o, argv);
 }
 
 static cJSON *find_file(const struct sbx_result *r, const char *path)
@@ -99,10 +68,10 @@ Test(workspace, workdir_persists_between_runs_and_tmp_does_not)
 	char *wd = make_workdir();
 
 	REQUIRE_USERNS();
-	sh(&r, NULL, SBX_ARGV("-w", wd), "echo kept > note; echo gone > /tmp/t");
+	sbx_run_sh(&r, NULL, SBX_ARGV("-w", wd), "echo kept > note; echo gone > /tmp/t");
 	ASSERT_STATUS(&r, "ok");
 	sbx_result_free(&r);
-	sh(&r, NULL, SBX_ARGV("-w", wd), "cat note; ls /tmp");
+	sbx_run_sh(&r, NULL, SBX_ARGV("-w", wd), "cat note; ls /tmp");
 	ASSERT_STATUS(&r, "ok");
 	cr_assert_str_eq(r.out, "kept\n");
 	sbx_result_free(&r);
@@ -124,11 +93,11 @@ Test(workspace, disposable_workspace_is_fresh_each_run)
 
 	REQUIRE_USERNS();
 	private_tmp_init(&t);
-	sh(&r, &t.opts, NULL, "echo a > left; pwd");
+	sbx_run_sh(&r, &t.opts, NULL, "echo a > left; pwd");
 	ASSERT_STATUS(&r, "ok");
 	cr_assert_str_eq(r.out, "/mnt/data\n");
 	sbx_result_free(&r);
-	sh(&r, &t.opts, NULL, "ls -A");
+	sbx_run_sh(&r, &t.opts, NULL, "ls -A");
 	ASSERT_STATUS(&r, "ok");
 	cr_assert_str_eq(r.out, "");
 	sbx_result_free(&r);
@@ -142,7 +111,7 @@ Test(workspace, disposable_workspace_is_removed_after_a_timeout)
 
 	REQUIRE_USERNS();
 	private_tmp_init(&t);
-	sh(&r, &t.opts, SBX_ARGV("--time", "500ms"),
+	sbx_run_sh(&r, &t.opts, SBX_ARGV("--time", "500ms"),
 	   "mkdir -p a/b; chmod 000 a; echo x > f; sleep 30");
 	ASSERT_STATUS(&r, "timeout");
 	sbx_result_free(&r);
@@ -156,7 +125,7 @@ Test(workspace, disposable_workspace_is_removed_after_a_setup_error)
 
 	REQUIRE_USERNS();
 	private_tmp_init(&t);
-	sh(&r, &t.opts, SBX_ARGV("--bind", "/nonexistent-sbx-src:/x"), "true");
+	sbx_run_sh(&r, &t.opts, SBX_ARGV("--bind", "/nonexistent-sbx-src:/x"), "true");
 	cr_assert_eq(r.exit_status, 125);
 	sbx_result_free(&r);
 	private_tmp_done(&t);
@@ -207,7 +176,7 @@ Test(workspace, workspace_of_a_killed_sbx_is_reclaimed_by_the_next_run)
 	usleep(400 * 1000);
 	char *parent = xasprintf("%s/sbx-%u", t.dir, (unsigned)geteuid());
 	/* a run in progress keeps its workspace through another run's reclaim */
-	sh(&r, &t.opts, NULL, "true");
+	sbx_run_sh(&r, &t.opts, NULL, "true");
 	ASSERT_STATUS(&r, "ok");
 	sbx_result_free(&r);
 	cr_assert_eq(count_entries(parent), 1, "the live run's workspace is gone");
@@ -215,7 +184,7 @@ Test(workspace, workspace_of_a_killed_sbx_is_reclaimed_by_the_next_run)
 	waitpid(pid, &status, 0);
 	cr_assert_eq(count_entries(parent), 1, "nothing left behind: the test proves nothing");
 	free(parent);
-	sh(&r, &t.opts, NULL, "true");
+	sbx_run_sh(&r, &t.opts, NULL, "true");
 	ASSERT_STATUS(&r, "ok");
 	sbx_result_free(&r);
 	private_tmp_done(&t);
@@ -262,7 +231,7 @@ Test(workspace, concurrent_run_on_one_workdir_is_busy)
 		_exit(127);
 	}
 	usleep(500 * 1000);
-	sh(&r, NULL, SBX_ARGV("-w", wd), "echo second");
+	sbx_run_sh(&r, NULL, SBX_ARGV("-w", wd), "echo second");
 	ASSERT_STATUS(&r, "setup-error");
 	cr_assert_eq(r.exit_status, 125);
 	cr_assert(strstr(rec_str(&r, "message"), "workspace busy"), "%s", rec_str(&r, "message"));
@@ -271,7 +240,7 @@ Test(workspace, concurrent_run_on_one_workdir_is_busy)
 	waitpid(pid, &status, 0);
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	/* the lock went with the first run */
-	sh(&r, NULL, SBX_ARGV("-w", wd), "echo free");
+	sbx_run_sh(&r, NULL, SBX_ARGV("-w", wd), "echo free");
 	ASSERT_STATUS(&r, "ok");
 	sbx_result_free(&r);
 	rm_tree(wd);
@@ -333,7 +302,7 @@ Test(files, nested_paths_and_changes_are_listed)
 	fclose(f);
 	if (geteuid() == 0)
 		cr_assert_eq(chown(in, 65534, 65534) | chown(old, 65534, 65534), 0);
-	sh(&r, NULL, SBX_ARGV("-w", wd),
+	sbx_run_sh(&r, NULL, SBX_ARGV("-w", wd),
 	   "mkdir -p a b/c; echo 1 > a/notes.md; echo 22 > b/c/notes.md; "
 	   "echo more >> input.txt; rm old.txt");
 	ASSERT_STATUS(&r, "ok");
@@ -362,7 +331,7 @@ Test(files, a_10000_file_tree_reports_truncation)
 	REQUIRE_USERNS();
 	private_tmp_init(&t);
 	t.opts.deadline_s = 60;
-	sh(&r, &t.opts, SBX_ARGV("--time", "30s", "--cpu", "30s"),
+	sbx_run_sh(&r, &t.opts, SBX_ARGV("--time", "30s", "--cpu", "30s"),
 	   "for d in 0 1 2 3 4 5 6 7 8 9; do mkdir d$d; (cd d$d && "
 	   "seq 1 1000 | xargs touch); done");
 	ASSERT_STATUS(&r, "ok");
@@ -397,7 +366,7 @@ Test(files, planted_symlinks_and_fifo_neither_leak_nor_block)
 
 	REQUIRE_USERNS();
 	private_tmp_init(&t);
-	sh(&r, &t.opts, SBX_ARGV("-o", out),
+	sbx_run_sh(&r, &t.opts, SBX_ARGV("-o", out),
 	   "ln -s /etc leak; ln -s .. up; mkfifo fifo; mkdir d; echo ok > d/real.txt; "
 	   "ln -s /etc/passwd d/pw; ln -s ../../.. d/upup");
 	ASSERT_STATUS(&r, "ok");
@@ -436,7 +405,7 @@ Test(files, out_copies_new_and_changed_files_only)
 	cr_assert_not_null(f = fopen(in, "w"));
 	fputs("input\n", f);
 	fclose(f);
-	sh(&r, &t.opts, SBX_ARGV("-f", in, "-o", out), "mkdir sub; cat in.txt > sub/new.txt");
+	sbx_run_sh(&r, &t.opts, SBX_ARGV("-f", in, "-o", out), "mkdir sub; cat in.txt > sub/new.txt");
 	ASSERT_STATUS(&r, "ok");
 	cr_assert_eq(stat(got_new, &st), 0);
 	cr_assert_eq(st.st_size, 6);
@@ -458,13 +427,13 @@ Test(files, file_names_that_are_not_names_are_config_errors)
 	struct private_tmp t;
 
 	private_tmp_init(&t);
-	sh(&r, &t.opts, SBX_ARGV("-f", ".."), "true");
+	sbx_run_sh(&r, &t.opts, SBX_ARGV("-f", ".."), "true");
 	ASSERT_STATUS(&r, "config-error");
 	sbx_result_free(&r);
-	sh(&r, &t.opts, SBX_ARGV("-f", "/"), "true");
+	sbx_run_sh(&r, &t.opts, SBX_ARGV("-f", "/"), "true");
 	ASSERT_STATUS(&r, "config-error");
 	sbx_result_free(&r);
-	sh(&r, &t.opts, SBX_ARGV("-f", ""), "true");
+	sbx_run_sh(&r, &t.opts, SBX_ARGV("-f", ""), "true");
 	ASSERT_STATUS(&r, "config-error");
 	sbx_result_free(&r);
 	private_tmp_done(&t);
