@@ -324,9 +324,13 @@ static bool add_outcome(cJSON *o, const struct result *r)
 static bool add_measurements(cJSON *o, const struct result *r)
 {
 	const char *name = r->policy ? r->policy->name : NULL;
+	const char *source = r->policy ? r->policy->source : NULL;
 
+	/* the name is inherited through include: only the source shows a
+	 * planted ~/.config/sbx/default.policy for what it is (issue 11) */
 	return add(o, "command", command_json(r->command)) &&
 	       add(o, "policy", name ? cJSON_CreateString(name) : cJSON_CreateNull()) &&
+	       add(o, "policy_source", source ? cJSON_CreateString(source) : cJSON_CreateNull()) &&
 	       add(o, "wall_ms", measurement(r->wall_ms)) &&
 	       add(o, "cpu_user_ms", measurement(r->cpu_user_ms)) &&
 	       add(o, "cpu_sys_ms", measurement(r->cpu_sys_ms)) &&
@@ -404,7 +408,7 @@ static int fallback_json(const struct result *r, char *buf, size_t size)
 			"{\"sbx_version\":\"%s\",\"schema_version\":%d,\"status\":\"%s\","
 			"\"exit_code\":%s,\"signal\":null,\"core_dumped\":false,"
 			"\"message\":\"sbx could not build the full record (out of memory)\","
-			"\"command\":null,\"policy\":null,\"wall_ms\":null,\"cpu_user_ms\":null,"
+			"\"command\":null,\"policy\":null,\"policy_source\":null,\"wall_ms\":null,\"cpu_user_ms\":null,"
 			"\"cpu_sys_ms\":null,\"max_rss_kib\":null,\"stdout_bytes\":null,"
 			"\"stderr_bytes\":null,\"output_truncated\":%s,\"limits\":null,"
 			"\"isolation\":null,\"retryable\":false,\"strings_lossy\":false}",

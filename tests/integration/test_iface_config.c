@@ -218,6 +218,16 @@ Test(iface_config, a_config_dir_the_caller_owns_is_loaded)
 	run_hostname(&r, env, NULL);
 	ASSERT_STATUS(&r, "ok");
 	cr_assert_str_eq(r.out, "mine\n");
+	/* the override keeps the name "default": only the source shows it */
+	char *want = xasprintf("%s/default.policy", sbxdir);
+	cr_assert_str_eq(rec_str(&r, "policy"), "default");
+	cr_assert_str_eq(rec_str(&r, "policy_source"), want, "policy_source %s",
+			 rec_str(&r, "policy_source"));
+	free(want);
+	sbx_result_free(&r);
+	run_hostname(&r, NULL, NULL);
+	ASSERT_STATUS(&r, "ok");
+	cr_assert_str_eq(rec_str(&r, "policy_source"), "builtin:default");
 	sbx_result_free(&r);
 	rm_tree(conf);
 	free(conf);
