@@ -1,6 +1,9 @@
 /* harness.c - run the real sbx and collect what a user would see; see harness.h. */
 #include "harness.h"
 
+#include <criterion/criterion.h>
+#include <criterion/hooks.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <dirent.h>
@@ -233,10 +236,38 @@ bool rec_is_null(const struct sbx_result *r, const char *key)
 	return cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(r->record, key));
 }
 
-char *make_temp_dir(void)
+/*
+ * Every test's temp dirs go under one root that the runner makes before the
+ * first test and removes after the last: a test that skips or fails before
+ * its rm_tree() (a REQUIRE_ROOT after make_temp_dir) leaves nothing behind.
+ */
+static char test_root[64];
+
+ReportHook(PRE_ALL)(struct criterion_test_set *set)
 {
 	const char *tmp = getenv("TMPDIR");
-	char *path = xasprintf("%s/sbx-test-XXXXXX", tmp ? tmp : "/tmp");
+
+	(void)set;
+	snprintf(test_root, sizeof(test_root), "%.40s/sbx-tests-XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(test_root))
+		abort();
+	chmod(test_root, 0755); /* the jail's uid and the racers pass through */
+	setenv("SBX_TEST_ROOT", test_root, 1);
+}
+
+ReportHook(POST_ALL)(struct criterion_global_stats *stats)
+{
+	(void)stats;
+	if (test_root[0])
+		rm_tree(test_root);
+}
+
+char *make_temp_dir(void)
+{
+	const char *root = getenv("SBX_TEST_ROOT"), *tmp = getenv("TMPDIR");
+	char *path = xasprintf("%s/sbx-test-XXXXXX",
+			       root ? root : tmp ? tmp : "/tmp");
 
 	if (!mkdtemp(path))
 		abort();
