@@ -5,6 +5,7 @@
 #define SBX_TEST_COMMON_H
 
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../harness.h"
@@ -26,5 +27,16 @@
 			  "status '%s', want '%s'; stderr: %.2000s",         \
 			  st_ ? st_ : "(none)", (want), (r)->err);           \
 	} while (0)
+
+/* Fail unless TEXT has LINE as one whole line. */
+static inline void assert_has_line(const char *text, const char *line)
+{
+	char *want = xasprintf("\n%s\n", line);
+	char *hay = xasprintf("\n%s", text);
+
+	cr_assert(strstr(hay, want) != NULL, "missing line '%s' in:\n%s", line, text);
+	free(want);
+	free(hay);
+}
 
 #endif

@@ -15,16 +15,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void assert_has_line(const char *text, const char *line)
-{
-	char *want = xasprintf("\n%s\n", line);
-	char *hay = xasprintf("\n%s", text);
-
-	cr_assert(strstr(hay, want) != NULL, "missing line '%s' in:\n%s", line, text);
-	free(want);
-	free(hay);
-}
-
 /* The program takes over pid 1's capabilities if it can reach the init
  * (a ptrace or /proc/1/fd bug): the init must have none left. */
 Test(iface_initprivs, init_holds_no_capabilities_and_sets_no_new_privs)

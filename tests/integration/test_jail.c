@@ -18,16 +18,6 @@ static void jail_sh(struct sbx_result *r, const char *script)
 	sbx_run(r, NULL, SBX_ARGV("run", "--", "/bin/sh", "-c", script));
 }
 
-static void assert_has_line(const char *text, const char *line)
-{
-	char *want = xasprintf("\n%s\n", line);
-	char *hay = xasprintf("\n%s", text);
-
-	cr_assert(strstr(hay, want) != NULL, "missing line '%s' in:\n%s", line, text);
-	free(want);
-	free(hay);
-}
-
 Test(jail, runs_as_policy_uid_with_no_groups)
 {
 	struct sbx_result r;
