@@ -6,10 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "commands.h"
-#include "help.h"
-#include "procstate.h"
+#include "cli/cli.h"
+#include "cmd/commands.h"
+#include "cmd/help.h"
+#include "base/procstate.h"
 
 #ifndef SBX_VERSION
 #define SBX_VERSION "0.0.0"

@@ -34,9 +34,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fds.h"
+#include "base/fds.h"
 #include "policy/policy.h"
-#include "procstate.h"
+#include "base/procstate.h"
 
 static void send_msg(int fd, uint32_t type, int32_t value, int32_t sys_errno,
 		     const char *text)

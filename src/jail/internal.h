@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "err.h"
+#include "base/err.h"
 #include "jail/ctl.h"
 #include "jail/jail.h"
 

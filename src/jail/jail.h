@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "err.h"
+#include "base/err.h"
 #include "policy/policy.h"
 
 struct jail_spec {

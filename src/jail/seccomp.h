@@ -13,7 +13,7 @@
 #include <linux/filter.h>
 #include <stddef.h>
 
-#include "err.h"
+#include "base/err.h"
 #include "policy/policy.h"
 
 struct sc_group {

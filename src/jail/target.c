@@ -25,9 +25,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "fds.h"
+#include "base/fds.h"
 #include "policy/policy.h"
-#include "procstate.h"
+#include "base/procstate.h"
 
 __attribute__((noreturn)) static void report(int fd, int stage, int e,
 					     const char *text, int status)

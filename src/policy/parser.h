@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "err.h"
+#include "base/err.h"
 
 #define POLICY_MAX_FILE   (1u << 20) /* bytes per policy file */
 #define POLICY_MAX_STRING (1u << 16) /* bytes per (concatenated) string */

@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "err.h"
+#include "base/err.h"
 
 #define LIMIT_UNLIMITED UINT64_MAX
 

@@ -12,8 +12,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "result.h"
-#include "utf8.h"
+#include "record/result.h"
+#include "base/utf8.h"
 
 struct capbuf {
 	unsigned char *data;

@@ -10,9 +10,9 @@
 #include <stdint.h>
 #include <sys/resource.h>
 
-#include "err.h"
+#include "base/err.h"
 #include "jail/jail.h"
-#include "result.h"
+#include "record/result.h"
 #include "supervise/cputree.h"
 #include "supervise/relay.h"
 #include "supervise/stdin.h"

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "err.h"
+#include "base/err.h"
 #include "supervise/capture.h"
 
 #define RELAY_BUF_SIZE (128 * 1024)

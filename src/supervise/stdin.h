@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "err.h"
+#include "base/err.h"
 
 #define STDIN_BUF_SIZE (64 * 1024)
 

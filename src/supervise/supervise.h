@@ -12,9 +12,9 @@
 
 #include <stdbool.h>
 
-#include "err.h"
+#include "base/err.h"
 #include "policy/policy.h"
-#include "result.h"
+#include "record/result.h"
 
 struct run_request {
 	const struct policy *policy;

@@ -17,8 +17,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "artifacts.h"
-#include "result.h"
+#include "workspace/artifacts.h"
+#include "record/result.h"
 #include "supervise/capture.h"
 
 #define MAX_FIELDS 24

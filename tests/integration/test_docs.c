@@ -4,7 +4,7 @@
  * The lists checked here are read from the code itself (the options that
  * `sbx run --help` prints, the name tables of src/policy/schema.c and
  * policy.c, the @groups of src/jail/seccomp.c, policy/NAME.policy, the status
- * table of src/result.c, the properties of contrib/result.schema.json), so
+ * table of src/record/result.c, the properties of contrib/result.schema.json), so
  * a new field or option without its documentation fails here.
  */
 #include <cjson/cJSON.h>
@@ -219,11 +219,11 @@ Test(docs, every_builtin_policy_is_in_sbx_policy_5)
 
 Test(docs, every_status_is_in_sbx_result_5)
 {
-	char *page = slurp_src("man/sbx-result.5"), *res = slurp_src("src/result.c");
+	char *page = slurp_src("man/sbx-result.5"), *res = slurp_src("src/record/result.c");
 	const char *table = strstr(res, "status_names[]"), *end;
 	int n = 0;
 
-	cr_assert_not_null(table, "no status_names table in src/result.c");
+	cr_assert_not_null(table, "no status_names table in src/record/result.c");
 	end = strstr(table, "};");
 	for (const char *q = strstr(table, "= \""); q && q < end; q = strstr(q + 1, "= \"")) {
 		char *name = strndup(q + 3, strcspn(q + 3, "\""));

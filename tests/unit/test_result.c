@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "result.h"
+#include "record/result.h"
 
 static struct policy test_policy;
 

@@ -13,9 +13,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "artifacts.h"
-#include "result.h"
-#include "utf8.h"
+#include "workspace/artifacts.h"
+#include "record/result.h"
+#include "base/utf8.h"
 
 static struct policy pol;
 static char *bad_cmd[] = { "\xfe" "arg", "a\xc0\xaf" "b", "\xed\xa0\x80", "ok\xf4\x90\x80\x80", NULL };

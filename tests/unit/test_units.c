@@ -6,7 +6,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "units.h"
+#include "base/units.h"
 
 static uint64_t dur_ok(const char *s)
 {

@@ -8,7 +8,7 @@
  * handled with the raw system calls: glibc's sigaction() and sigprocmask()
  * refuse or skip its internal signals 32 and 33 (commit 52dd357).
  */
-#include "procstate.h"
+#include "base/procstate.h"
 
 #include <errno.h>
 #include <fcntl.h>

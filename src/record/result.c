@@ -9,9 +9,9 @@
  * policy name) is bytes from the caller: repaired to valid UTF-8 at the end,
  * and "strings_lossy" says when that replaced anything.  contrib/result.schema.json describes the output.
  */
-#include "result.h"
-#include "artifacts.h"
-#include "utf8.h"
+#include "record/result.h"
+#include "workspace/artifacts.h"
+#include "base/utf8.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

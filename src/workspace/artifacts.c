@@ -9,7 +9,7 @@
  * could not see per reason.  It runs only when every jail process is gone,
  * so the program cannot race it.
  */
-#include "artifacts.h"
+#include "workspace/artifacts.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -23,8 +23,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "result.h"
-#include "workspace.h"
+#include "record/result.h"
+#include "workspace/workspace.h"
 
 /* ---- safe opens ----------------------------------------------------------- */
 

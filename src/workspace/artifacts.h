@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "err.h"
+#include "base/err.h"
 
 struct cJSON;
 struct result;

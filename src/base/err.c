@@ -1,5 +1,5 @@
 /* err.c - build error values; see err.h. */
-#include "err.h"
+#include "base/err.h"
 
 #include <ctype.h>
 #include <stdarg.h>

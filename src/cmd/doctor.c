@@ -34,7 +34,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "commands.h"
+#include "cmd/commands.h"
 #include "jail/jail.h"
 
 #define PROBE_TIMEOUT_S 5

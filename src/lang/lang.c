@@ -6,7 +6,7 @@
  * never through a shell).  The version probe of `sbx langs` runs the
  * runtime inside the preset's own jail, so it reports what a run would see.
  */
-#include "lang.h"
+#include "lang/lang.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -15,9 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "policy/builtin.h"
-#include "result.h"
+#include "record/result.h"
 #include "supervise/supervise.h"
 
 /* The version probe: a runtime that needs longer is reported as unknown. */

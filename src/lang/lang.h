@@ -13,7 +13,7 @@
 
 #include <stdbool.h>
 
-#include "err.h"
+#include "base/err.h"
 #include "policy/policy.h"
 
 #define LANG_OUT_NAME ".sbx-out"

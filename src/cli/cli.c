@@ -9,7 +9,7 @@
  *   3. apply the overrides to the loaded policy in command-line order, with
  *      clamping to max_limits and the "sealed policies only tighten" rule.
  */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -19,8 +19,8 @@
 #include <unistd.h>
 
 #include "policy/builtin.h"
-#include "lang.h"
-#include "units.h"
+#include "lang/lang.h"
+#include "base/units.h"
 
 #define CMDLINE "<command line>"
 

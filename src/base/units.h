@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#include "err.h"
+#include "base/err.h"
 
 #define UNITS_DUR_FORMS "use 250ms, 2s, 1.5s, 3m, 1h or a bare number of seconds"
 #define UNITS_SIZE_FORMS "use 4096, 64K, 512M, 2G, 1T or a bare number of bytes"

@@ -18,7 +18,7 @@
 
 #include <stdbool.h>
 
-#include "err.h"
+#include "base/err.h"
 
 struct workspace {
 	char *host_path; /* absolute */

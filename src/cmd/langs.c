@@ -18,9 +18,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "commands.h"
-#include "help.h"
-#include "lang.h"
+#include "cmd/commands.h"
+#include "cmd/help.h"
+#include "lang/lang.h"
 #include "policy/builtin.h"
 #include "policy/policy.h"
 #include "policy/trust.h"

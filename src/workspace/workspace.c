@@ -6,7 +6,7 @@
  * back with "..", and checks that ".." is the directory it came from, so a
  * rename during removal can never lead it out of the workspace.
  */
-#include "workspace.h"
+#include "workspace/workspace.h"
 
 #include <dirent.h>
 #include <errno.h>

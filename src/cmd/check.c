@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "commands.h"
-#include "help.h"
+#include "cli/cli.h"
+#include "cmd/commands.h"
+#include "cmd/help.h"
 #include "policy/policy.h"
 
 static int check_one(const char *file)

@@ -70,7 +70,7 @@ struct result {
 
 	int exit_status;         /* what `sbx run` exits with (spec §3) */
 
-	/* languages and workspaces (src/run.c, src/artifacts.c); the owner frees */
+	/* languages and workspaces (src/cmd/run.c, src/workspace/artifacts.c); the owner frees */
 	struct artifacts *files; /* NULL = no scan: no "files" in the record */
 	struct result *compile;  /* compiled languages: the compile stage */
 	const char *stage;       /* "compile" / "run" for compiled languages */

@@ -28,15 +28,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "artifacts.h"
-#include "cli.h"
-#include "commands.h"
-#include "fds.h"
-#include "help.h"
-#include "lang.h"
-#include "result.h"
+#include "workspace/artifacts.h"
+#include "cli/cli.h"
+#include "cmd/commands.h"
+#include "base/fds.h"
+#include "cmd/help.h"
+#include "lang/lang.h"
+#include "record/result.h"
 #include "supervise/supervise.h"
-#include "workspace.h"
+#include "workspace/workspace.h"
 
 struct run_ctx {
 	struct cli_options opts;

@@ -6,7 +6,7 @@
  * and anything that does not fit in 64 bits is refused instead of wrapping
  * (a wrapped limit would silently be tiny or huge).
  */
-#include "units.h"
+#include "base/units.h"
 
 #include <stdbool.h>
 #include <string.h>

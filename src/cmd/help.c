@@ -3,7 +3,7 @@
  * of spec §2, one per line as "  -t, --time DUR", because a test checks
  * each listed option against the man page.
  */
-#include "help.h"
+#include "cmd/help.h"
 
 #include <string.h>
 

@@ -6,7 +6,7 @@
  * fallback ends with a scan of /proc/self/fd, repeated until a pass finds
  * nothing to close.
  */
-#include "fds.h"
+#include "base/fds.h"
 
 #include <errno.h>
 #include <fcntl.h>
