@@ -53,7 +53,7 @@ INTEG_SRC  := $(sort $(wildcard tests/integration/*.c))
 UNIT_BIN   := $(BUILD)/tests/unit_tests
 INTEG_BIN  := $(BUILD)/tests/integration_tests
 
-.PHONY: all check asan deps demo install uninstall fuzz bench bench-deps clean probes test-unit test-integration
+.PHONY: all check check-layers asan deps demo install uninstall fuzz bench bench-deps clean probes test-unit test-integration
 
 all: sbx
 
@@ -103,6 +103,11 @@ test-integration: $(SBX) $(INTEG_BIN) probes
 		--tap=$(BUILD)/integration.tap; rc=$$?; \
 		grep '# SKIP' $(BUILD)/integration.tap | sed 's/^ok - /skipped: /'; exit $$rc
 	/usr/bin/python3 tests/validate_records.py contrib/result.schema.json $(BUILD)/records.jsonl
+
+# Data flows one way: no file includes a header from a layer above it.
+check-layers:
+	sh tools/check-layers.sh --self-test
+	sh tools/check-layers.sh
 
 check: $(SBX) test-unit test-integration
 
