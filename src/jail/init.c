@@ -53,7 +53,7 @@ static void send_msg(int fd, uint32_t type, int32_t value, int32_t sys_errno,
 __attribute__((noreturn)) static void setup_failed(const struct jail_plan *plan,
 						   const struct sbx_err *err)
 {
-	jail_log(plan, "setup failed: %s", err->msg);
+	vlog_line(&plan->vlog, "setup failed: %s", err->msg);
 	send_msg(plan->ctl_fd, CTL_SETUP_FAILED, 0, err->sys_errno, err->msg);
 	_exit(1);
 }
@@ -169,7 +169,7 @@ static void build_jail(const struct jail_plan *plan, struct jail_fs *fs)
 	 * inotify and namespace quotas. */
 	if (ucount_limit_jail(ucount_fd, &err) < 0)
 		setup_failed(plan, &err);
-	jail_log(plan, "jail ready");
+	vlog_line(&plan->vlog, "jail ready");
 }
 
 /* Block until CTL_GO; CTL_TERM or a vanished supervisor ends us. */
@@ -277,16 +277,16 @@ static void drain_signalfd(int sfd)
 __attribute__((noreturn)) static void teardown(const struct jail_plan *plan, int sfd)
 {
 	uint64_t grace = policy_kill_grace_ms(plan->policy);
-	uint64_t deadline;
+	int64_t deadline;
 	bool unused = false;
 	struct ctl_msg unused_msg;
 	int st;
 
-	deadline = jail_now_ns() + grace * 1000000;
+	deadline = monotonic_ns() + (int64_t)grace * 1000000;
 	kill(-1, SIGTERM);
 	while (reap_children(-1, NULL, &st, &unused_msg, &unused)) {
 		struct pollfd pfd = { .fd = sfd, .events = POLLIN };
-		uint64_t now = jail_now_ns();
+		int64_t now = monotonic_ns();
 
 		if (now >= deadline)
 			break;
@@ -310,7 +310,7 @@ static void report_start(const struct jail_plan *plan, int report_fd)
 		;
 	close(report_fd);
 	if (n == 0) {
-		jail_log(plan, "target started");
+		vlog_line(&plan->vlog, "target started");
 		send_msg(plan->ctl_fd, CTL_STARTED, 0, 0, NULL);
 	} else if (n == (ssize_t)sizeof(r) && r.stage == REPORT_EXEC) {
 		r.text[sizeof(r.text) - 1] = '\0';
@@ -318,7 +318,7 @@ static void report_start(const struct jail_plan *plan, int report_fd)
 	} else {
 		/* Fail closed: the target never exec'd; end the jail. */
 		r.text[sizeof(r.text) - 1] = '\0';
-		jail_log(plan, "target setup failed: %s", r.text);
+		vlog_line(&plan->vlog, "target setup failed: %s", r.text);
 		send_msg(plan->ctl_fd, CTL_SETUP_FAILED, 0, r.sys_errno,
 			 n == (ssize_t)sizeof(r) ? r.text : "target setup: bad report");
 		kill(-1, SIGKILL);
@@ -515,7 +515,7 @@ static void init_drop_privileges(const struct jail_plan *plan)
 			"jail init: %s", strerror(errno));
 		setup_failed(plan, &err);
 	}
-	jail_log(plan, "init: capabilities dropped, host argv/environ wiped");
+	vlog_line(&plan->vlog, "init: capabilities dropped, host argv/environ wiped");
 }
 
 void init_main(struct jail_plan *plan)

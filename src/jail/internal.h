@@ -18,6 +18,7 @@
 #include <sys/types.h>
 
 #include "base/err.h"
+#include "base/log.h"
 #include "jail/ctl.h"
 #include "jail/jail.h"
 
@@ -31,7 +32,7 @@ struct jail_plan {
 	int ctl_fd;             /* the init's end of the control socket */
 	int sync_fd;            /* read end: one byte once the maps are written */
 	bool host_root;         /* sbx runs as root: drop groups in the init */
-	uint64_t t0_ns;         /* CLOCK_MONOTONIC at jail_spawn, for -v */
+	struct vlog vlog;       /* -v, timed from jail_spawn */
 	/* sbx's argv and environ strings, [start, end) as /proc/self/stat
 	 * gives them: the init wipes its copy (init_drop_privileges). */
 	uintptr_t arg_start, arg_end, env_start, env_end;
@@ -115,10 +116,5 @@ int ucount_limit_jail(int dirfd, struct sbx_err *err);
 
 /* caps.c: drop every capability in every set and verify. */
 int caps_drop_all(struct sbx_err *err);
-
-/* spawn.c: "sbx: +0.412ms STEP" on stderr when spec->verbose. */
-void jail_log(const struct jail_plan *plan, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-uint64_t jail_now_ns(void);
 
 #endif

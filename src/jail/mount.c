@@ -262,7 +262,7 @@ static int bind_entry(struct root_build *b, const struct mount_entry *m,
 		return mount_fail(err, mp_close2(tree, dst, errno), m,
 				  tree < 0 ? step : "move_mount onto the mount point");
 	mp_close2(tree, dst, 0);
-	jail_log(b->plan, "mount %s (bind%s from %s)", m->dst, m->rw ? " rw" : "", m->src);
+	vlog_line(&b->plan->vlog, "mount %s (bind%s from %s)", m->dst, m->rw ? " rw" : "", m->src);
 	return 0;
 }
 
@@ -327,7 +327,7 @@ static int tmpfs_entry(struct root_build *b, const struct mount_entry *m,
 	else if (defer_readonly(b, mnt) < 0)
 		return mount_fail(err, mp_close2(mnt, -1, errno), m,
 				  "too many read-only tmpfs mounts");
-	jail_log(b->plan, "mount %s (tmpfs size=%s nr_inodes=%s)", m->dst, size, inodes);
+	vlog_line(&b->plan->vlog, "mount %s (tmpfs size=%s nr_inodes=%s)", m->dst, size, inodes);
 	return 0;
 }
 
@@ -373,7 +373,7 @@ static int proc_entry(struct root_build *b, const struct mount_entry *m,
 					  "own, with /proc/self = 1)");
 	}
 	close(mnt);
-	jail_log(b->plan, "mount %s (proc)", m->dst);
+	vlog_line(&b->plan->vlog, "mount %s (proc)", m->dst);
 	return 0;
 }
 
@@ -450,7 +450,7 @@ static int dev_entry(struct root_build *b, const struct mount_entry *m,
 		return mount_fail(err, mp_close2(dev, -1, errno), m, "mkdir shm");
 	if (defer_readonly(b, dev) < 0)
 		return mount_fail(err, mp_close2(dev, -1, errno), m, "too many read-only mounts");
-	jail_log(b->plan, "mount %s (dev)", m->dst);
+	vlog_line(&b->plan->vlog, "mount %s (dev)", m->dst);
 	return 0;
 }
 
@@ -539,7 +539,7 @@ static int synthesize_etc(struct root_build *b, struct sbx_err *err)
 		return mount_fail(err, errno, &m, "mkdir /etc");
 	rc = etc_synthesize(b->plan, fd, err);
 	close(fd);
-	jail_log(b->plan, "synthesized /etc");
+	vlog_line(&b->plan->vlog, "synthesized /etc");
 	return rc;
 }
 
@@ -585,7 +585,7 @@ static int enter_root(struct root_build *b, struct sbx_err *err)
 			       strerror(errno));
 	if (chdir("/") < 0)
 		return err_set(err, ERR_SETUP, errno, "chdir /: %s", strerror(errno));
-	jail_log(b->plan, "pivot_root done");
+	vlog_line(&b->plan->vlog, "pivot_root done");
 	return 0;
 }
 
@@ -608,7 +608,7 @@ static int new_root(struct root_build *b, struct sbx_err *err)
 	if (keep_tmpfs(b, b->root_fd) < 0)
 		return err_set(err, ERR_SETUP, errno, "keeping the root tmpfs for the "
 			       "memory meter: %s", strerror(errno));
-	jail_log(b->plan, "root tmpfs");
+	vlog_line(&b->plan->vlog, "root tmpfs");
 	return 0;
 }
 

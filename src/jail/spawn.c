@@ -14,13 +14,11 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #ifndef CLONE_PIDFD
@@ -29,34 +27,6 @@
 
 /* The host uid/gid a root caller's jail runs as: never host root. */
 #define ROOT_CALLER_HOST_ID 65534
-
-uint64_t jail_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-void jail_log(const struct jail_plan *plan, const char *fmt, ...)
-{
-	char line[600];
-	va_list ap;
-	int n;
-
-	if (!plan->spec->verbose)
-		return;
-	n = snprintf(line, sizeof(line), "sbx: +%.3fms ",
-		     (double)(jail_now_ns() - plan->t0_ns) / 1e6);
-	va_start(ap, fmt);
-	vsnprintf(line + n, sizeof(line) - n - 1, fmt, ap);
-	va_end(ap);
-	n = strlen(line);
-	line[n++] = '\n';
-	if (write(STDERR_FILENO, line, n) < 0) {
-		/* logging is best effort */
-	}
-}
 
 int jail_check_not_setuid(struct sbx_err *err)
 {
@@ -185,7 +155,7 @@ static int finish_parent(struct jail_plan *plan, int procfd, pid_t pid, int pidf
 	out->pidfd = pidfd;
 	out->ctl_fd = sv;
 	out->host_uid = host_uid;
-	jail_log(plan, "clone + uid/gid maps (init is host pid %d)", (int)pid);
+	vlog_line(&plan->vlog, "clone + uid/gid maps (init is host pid %d)", (int)pid);
 	return 0;
 }
 
@@ -206,7 +176,8 @@ int jail_spawn(const struct jail_spec *spec, struct jail *out, struct sbx_err *e
 {
 	struct jail_plan plan = {
 		.spec = spec, .policy = spec->policy,
-		.host_root = geteuid() == 0, .t0_ns = jail_now_ns(),
+		.host_root = geteuid() == 0,
+		.vlog = { .on = spec->verbose, .who = "", .t0_ns = monotonic_ns() },
 	};
 	int sv[2], sync[2], pidfd = -1, procfd, rc, e;
 	pid_t pid;
@@ -223,7 +194,7 @@ int jail_spawn(const struct jail_spec *spec, struct jail *out, struct sbx_err *e
 		close(procfd);
 		return -1;
 	}
-	jail_log(&plan, "seccomp filter compiled (%u instructions)", plan.prog.len);
+	vlog_line(&plan.vlog, "seccomp filter compiled (%u instructions)", plan.prog.len);
 	if (make_channels(sv, sync, err) < 0) {
 		sc_filter_free(&plan.prog);
 		close(procfd);

@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 
 #include "base/err.h"
+#include "base/log.h"
 #include "jail/jail.h"
 #include "record/result.h"
 #include "supervise/cputree.h"
@@ -23,6 +24,7 @@ struct sup {
 	const struct policy *pol;
 	struct result *res;
 	struct sbx_err *err;
+	struct vlog vlog;           /* -v, timed from supervise_run */
 
 	struct jail jail;
 	bool jail_up;
@@ -62,12 +64,11 @@ struct sup {
 	int init_code, init_status; /* waitid si_code / si_status of the init */
 
 	/* CLOCK_MONOTONIC ns; deadlines 0 = not armed */
-	int64_t t_start, t_go, t_exit, t_init_dead;
+	int64_t t_go, t_exit, t_init_dead;
 	int64_t dl_setup, dl_wall, dl_cpu, dl_kill, dl_exit_grace, dl_close;
 	int64_t timer_armed;        /* deadline the timerfd holds; -1 = none */
 };
 
-int64_t sup_now_ns(void);
 void out_stream_close_src(struct out_stream *o, int epfd);
 
 /* classify.c: fill s->res from the facts once the run settled. */

@@ -16,7 +16,6 @@
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,38 +61,6 @@ enum tag {
 	TAG_OUT_DEST, TAG_ERR_DEST, TAG_OUT_COPY, TAG_ERR_COPY, TAG_COUNT
 };
 
-int64_t sup_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static void sup_log(const struct sup *s, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void sup_log(const struct sup *s, const char *fmt, ...)
-{
-	char line[600];
-	va_list ap;
-	int n;
-
-	if (!s->req->verbose)
-		return;
-	/* one write per line: the init logs to the same stderr at once */
-	n = snprintf(line, sizeof(line), "sbx: supervise +%.3fms ",
-		     (double)(sup_now_ns() - s->t_start) / 1e6);
-	va_start(ap, fmt);
-	vsnprintf(line + n, sizeof(line) - n - 1, fmt, ap);
-	va_end(ap);
-	n = (int)strlen(line);
-	line[n++] = '\n';
-	if (write(STDERR_FILENO, line, (size_t)n) < 0) {
-		/* logging is best effort */
-	}
-}
-
 /* ---- killing the jail ---------------------------------------------------- */
 
 /* SIGKILL of the init ends every process of its pid namespace. */
@@ -105,8 +72,8 @@ static void kill_init(struct sup *s)
 	s->init_killed = true;
 	if (syscall(SYS_pidfd_send_signal, s->jail.pidfd, SIGKILL, NULL, 0) != 0 &&
 	    errno != ESRCH)
-		sup_log(s, "pidfd_send_signal: %s", strerror(errno));
-	sup_log(s, "SIGKILL to the jail's init");
+		vlog_line(&s->vlog, "pidfd_send_signal: %s", strerror(errno));
+	vlog_line(&s->vlog, "SIGKILL to the jail's init");
 }
 
 static int ctl_send(struct sup *s, uint32_t type)
@@ -137,7 +104,7 @@ static void term_jail(struct sup *s, int64_t since)
 		return;
 	}
 	s->dl_kill = since + s->grace_ns;
-	sup_log(s, "CTL_TERM sent; SIGKILL in %lld ms", (long long)(s->grace_ns / MS));
+	vlog_line(&s->vlog, "CTL_TERM sent; SIGKILL in %lld ms", (long long)(s->grace_ns / MS));
 }
 
 /* ---- control messages ---------------------------------------------------- */
@@ -161,7 +128,7 @@ static void start_run(struct sup *s)
 		return;
 	}
 	s->go_sent = true;
-	s->t_go = sup_now_ns();
+	s->t_go = monotonic_ns();
 	if (wall != LIMIT_UNLIMITED)
 		s->dl_wall = s->t_go + (int64_t)wall * MS;
 	/* one meter samples the tree for both CPU and memory */
@@ -175,7 +142,7 @@ static void start_run(struct sup *s)
 		if (s->setup_cpu_ms < 0)
 			s->setup_cpu_ms = 0;
 	}
-	sup_log(s, "CTL_GO sent");
+	vlog_line(&s->vlog, "CTL_GO sent");
 }
 
 static void on_ctl_msg(struct sup *s, const struct ctl_msg *m)
@@ -206,14 +173,14 @@ static void on_ctl_msg(struct sup *s, const struct ctl_msg *m)
 			s->target_status = m->value;
 			s->target_evidence = m->sys_errno;
 			s->target_cpu_ns = m->cpu_ns;
-			s->t_exit = sup_now_ns();
+			s->t_exit = monotonic_ns();
 			s->dl_wall = 0;
 			/* the init tears down the rest within kill_grace; else we do */
 			s->dl_exit_grace = s->t_exit + s->grace_ns + SETTLE_MARGIN_NS;
 		}
 		break;
 	default:
-		sup_log(s, "ignoring unknown control message type %u", m->type);
+		vlog_line(&s->vlog, "ignoring unknown control message type %u", m->type);
 	}
 }
 
@@ -312,7 +279,7 @@ static void reap_init(struct sup *s)
 		    &ru) != 0) {
 		if (errno == EINTR || errno == EAGAIN)
 			return;
-		sup_log(s, "waitid(P_PIDFD): %s", strerror(errno));
+		vlog_line(&s->vlog, "waitid(P_PIDFD): %s", strerror(errno));
 		s->rusage_ok = false;
 	} else if (info.si_pid == 0) {
 		return; /* not exited yet */
@@ -323,12 +290,12 @@ static void reap_init(struct sup *s)
 		s->init_status = info.si_status;
 	}
 	s->init_reaped = true;
-	s->t_init_dead = sup_now_ns();
+	s->t_init_dead = monotonic_ns();
 	s->dl_wall = s->dl_kill = s->dl_cpu = s->dl_exit_grace = s->dl_setup = 0;
 	s->dl_close = s->t_init_dead + s->grace_ns + SETTLE_MARGIN_NS;
 	epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->jail.pidfd, NULL);
 	drain_ctl(s); /* EXITED may still be queued behind the init's death */
-	sup_log(s, "init reaped");
+	vlog_line(&s->vlog, "init reaped");
 }
 
 /* ---- signals to sbx ------------------------------------------------------ */
@@ -350,7 +317,7 @@ static void on_signal(struct sup *s)
 	while (read(s->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		if (si.ssi_signo != SIGINT && si.ssi_signo != SIGTERM && si.ssi_signo != SIGHUP)
 			continue;
-		sup_log(s, "got signal %u", si.ssi_signo);
+		vlog_line(&s->vlog, "got signal %u", si.ssi_signo);
 		/* the jail is gone: stop delivering to a slow or stalled reader too */
 		if (s->init_reaped)
 			give_up_output(s);
@@ -362,7 +329,7 @@ static void on_signal(struct sup *s)
 		if (!s->go_sent)
 			kill_init(s); /* never send GO (requirements item 29) */
 		else
-			term_jail(s, sup_now_ns());
+			term_jail(s, monotonic_ns());
 	}
 }
 
@@ -385,8 +352,8 @@ static void check_memory(struct sup *s)
 	if (kib > limit_kib) {
 		s->memory_exceeded = true;
 		s->memory_seen_kib = kib;
-		sup_log(s, "tree memory %lld KiB > limit %lld KiB", (long long)kib,
-			(long long)limit_kib);
+		vlog_line(&s->vlog, "tree memory %lld KiB > limit %lld KiB",
+			  (long long)kib, (long long)limit_kib);
 		kill_init(s);
 	}
 }
@@ -432,8 +399,8 @@ static void check_meter(struct sup *s, int64_t now)
 	s->cpu_sampled_ms = used;
 	if (budget != LIMIT_UNLIMITED && (uint64_t)used >= budget && !s->cpu_exceeded) {
 		s->cpu_exceeded = true;
-		sup_log(s, "tree CPU %lld ms >= budget %llu ms", (long long)used,
-			(unsigned long long)budget);
+		vlog_line(&s->vlog, "tree CPU %lld ms >= budget %llu ms",
+			  (long long)used, (unsigned long long)budget);
 		term_jail(s, now);
 	}
 }
@@ -445,7 +412,7 @@ static bool due(int64_t deadline, int64_t now)
 
 static void check_deadlines(struct sup *s)
 {
-	int64_t now = sup_now_ns();
+	int64_t now = monotonic_ns();
 
 	if (due(s->dl_setup, now)) {
 		s->dl_setup = 0;
@@ -812,8 +779,8 @@ static int spawn(struct sup *s, int fds[3])
 	if (rc != 0)
 		return -1;
 	s->jail_up = true;
-	s->dl_setup = sup_now_ns() + SETUP_TIMEOUT_NS;
-	sup_log(s, "jail spawned (init pid %d)", (int)s->jail.init_pid);
+	s->dl_setup = monotonic_ns() + SETUP_TIMEOUT_NS;
+	vlog_line(&s->vlog, "jail spawned (init pid %d)", (int)s->jail.init_pid);
 	return 0;
 }
 
@@ -848,7 +815,8 @@ static void sup_init(struct sup *s, const struct run_request *req, struct result
 	out_stream_init(&s->out[1], "stderr", -1);
 	cputree_init(&s->cpu, 0);
 	s->timer_armed = -1;
-	s->t_start = sup_now_ns();
+	s->vlog = (struct vlog){ .on = req->verbose, .who = "supervise ",
+				 .t0_ns = monotonic_ns() };
 	/* the init's grace too (policy.h): the same value on both sides */
 	s->grace_ns = (int64_t)policy_kill_grace_ms(s->pol) * MS;
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <fcntl.h>
+#include <regex.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -510,5 +511,36 @@ Test(status, memory_shared_after_fork_counts_once)
 			 membomb_py, "6", "150", "share"));
 	ASSERT_STATUS(&r, "ok");
 	cr_assert_str_eq(r.out, "done\n");
+	sbx_result_free(&r);
+}
+
+/*
+ * -v: the jail's steps ("sbx: +N.NNNms ...") and the supervisor's ("sbx:
+ * supervise +N.NNNms ...") as whole lines on stderr, from one logger (the
+ * two sides write at once; a torn line would mix them).
+ */
+Test(verbose, jail_and_supervisor_steps_are_whole_timed_lines)
+{
+	static const char *const want[] = {
+		"^sbx: \\+[0-9]+\\.[0-9]{3}ms seccomp filter compiled \\([0-9]+ instructions\\)$",
+		"^sbx: \\+[0-9]+\\.[0-9]{3}ms mount /proc \\(proc\\)$",
+		"^sbx: \\+[0-9]+\\.[0-9]{3}ms pivot_root done$",
+		"^sbx: \\+[0-9]+\\.[0-9]{3}ms target started$",
+		"^sbx: supervise \\+[0-9]+\\.[0-9]{3}ms CTL_GO sent$",
+		"^sbx: supervise \\+[0-9]+\\.[0-9]{3}ms init reaped$",
+	};
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	run(&r, SBX_ARGV("run", "-v", "--", "/bin/true"));
+	ASSERT_STATUS(&r, "ok");
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		regex_t re;
+
+		cr_assert_eq(regcomp(&re, want[i], REG_EXTENDED | REG_NEWLINE | REG_NOSUB), 0);
+		cr_assert_eq(regexec(&re, r.err, 0, NULL, 0), 0, "no line %s in:\n%s",
+			     want[i], r.err);
+		regfree(&re);
+	}
 	sbx_result_free(&r);
 }
