@@ -97,12 +97,9 @@ int relay_marker(uint64_t limit, char *buf, size_t size)
 	return snprintf(buf, size, "\n[sbx: output truncated at %" PRIu64 " bytes]\n", limit);
 }
 
-/* ---- sinks: where bytes go, without blocking ------------------------------ */
-
-/* epoll refuses what can never block (regular files, /dev/null). */
-static bool epoll_accepts(int fd)
+bool relay_pollable(int fd, uint32_t events)
 {
-	struct epoll_event ev = { .events = EPOLLOUT };
+	struct epoll_event ev = { .events = events };
 	int ep = epoll_create1(EPOLL_CLOEXEC);
 	bool ok;
 
@@ -112,6 +109,8 @@ static bool epoll_accepts(int fd)
 	close(ep);
 	return ok;
 }
+
+/* ---- sinks: where bytes go, without blocking ------------------------------ */
 
 /* A private O_NONBLOCK description of the same tty (see the top). */
 static int reopen_nonblock(int fd)
@@ -132,7 +131,7 @@ static int sink_setup(struct out_sink *k, int fd, const char *what, struct sbx_e
 	k->fd = k->wfd = fd;
 	if (stat_ok && S_ISSOCK(st.st_mode))
 		k->kind = SINK_SOCKET;
-	else if (!epoll_accepts(fd))
+	else if (!relay_pollable(fd, EPOLLOUT))
 		k->kind = SINK_FILE;
 	else if (fl >= 0 && (fl & O_NONBLOCK))
 		k->kind = SINK_NONBLOCK; /* the caller made it non-blocking */

@@ -109,5 +109,9 @@ int relay_marker(uint64_t limit, char *buf, size_t size);
 
 /* Bigger pipe buffers for throughput; failure is harmless. */
 void relay_grow_pipe(int fd);
+/* Whether epoll can wait for EVENTS on FD: it refuses what can never block
+ * (regular files, /dev/null and some other devices).  Relays of both
+ * directions (relay.c's sinks, stdin.c's source) ask it once per fd. */
+bool relay_pollable(int fd, uint32_t events);
 
 #endif

@@ -7,6 +7,7 @@
  * that does not read: the pipe's write end is non-blocking.
  */
 #include "supervise/stdin.h"
+#include "supervise/relay.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -68,20 +69,6 @@ static int open_path(const char *path, struct sbx_err *err)
 	return fd;
 }
 
-/* epoll refuses regular files and some devices (/dev/null). */
-static bool pollable(int fd)
-{
-	struct epoll_event ev = { .events = EPOLLIN };
-	int ep = epoll_create1(EPOLL_CLOEXEC);
-	bool ok;
-
-	if (ep < 0)
-		return false;
-	ok = epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) == 0;
-	close(ep);
-	return ok;
-}
-
 static int open_relay(int src, bool owned, int *jail_fd, struct stdin_relay *r,
 		      struct sbx_err *err)
 {
@@ -98,7 +85,7 @@ static int open_relay(int src, bool owned, int *jail_fd, struct stdin_relay *r,
 	}
 	r->src = src;
 	r->src_owned = owned;
-	r->src_ready = !pollable(src);
+	r->src_ready = !relay_pollable(src, EPOLLIN);
 	/* a source epoll cannot wait on is read blocking, never spun on */
 	if (owned && r->src_ready)
 		fcntl(src, F_SETFL, fcntl(src, F_GETFL) & ~O_NONBLOCK);
