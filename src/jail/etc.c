@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/ids.h"
 #include "policy/policy.h"
 
 /* Only a mount of /etc itself replaces the synthesized one; mounts below
@@ -60,15 +61,16 @@ static int write_passwd(const struct jail_plan *plan, int etc_fd,
 
 	/* The jail user first, under the conventional name of its uid, so that
 	 * `id` says "nobody" for 65534 as on the host; no uid appears twice. */
-	const char *user = p->uid == 65534 ? "nobody" : p->uid == 0 ? "root" : "sandbox";
+	const char *user = p->uid == SBX_NOBODY_ID ? "nobody" : p->uid == 0 ? "root" : "sandbox";
 	n = snprintf(text, sizeof(text), "%s:x:%u:%u:%s:%s:/bin/sh\n",
 		     user, p->uid, p->gid, user, home);
 	if (p->uid != 0)
 		n += snprintf(text + n, sizeof(text) - n,
 			      "root:x:0:0:root:/root:/bin/sh\n");
-	if (p->uid != 65534)
+	if (p->uid != SBX_NOBODY_ID)
 		snprintf(text + n, sizeof(text) - n,
-			 "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n");
+			 "nobody:x:%u:%u:nobody:/nonexistent:/usr/sbin/nologin\n",
+			 SBX_NOBODY_ID, SBX_NOBODY_ID);
 	return write_text(etc_fd, "passwd", text, err);
 }
 
@@ -79,12 +81,12 @@ static int write_group(const struct jail_plan *plan, int etc_fd,
 	char text[256];
 	int n;
 
-	const char *group = p->gid == 65534 ? "nogroup" : p->gid == 0 ? "root" : "sandbox";
+	const char *group = p->gid == SBX_NOBODY_ID ? "nogroup" : p->gid == 0 ? "root" : "sandbox";
 	n = snprintf(text, sizeof(text), "%s:x:%u:\n", group, p->gid);
 	if (p->gid != 0)
 		n += snprintf(text + n, sizeof(text) - n, "root:x:0:\n");
-	if (p->gid != 65534)
-		snprintf(text + n, sizeof(text) - n, "nogroup:x:65534:\n");
+	if (p->gid != SBX_NOBODY_ID)
+		snprintf(text + n, sizeof(text) - n, "nogroup:x:%u:\n", SBX_NOBODY_ID);
 	return write_text(etc_fd, "group", text, err);
 }
 

@@ -27,6 +27,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/ids.h"
 #include "policy/policy.h"
 
 #define MAX_DEFERRED 16
@@ -91,9 +92,10 @@ static int mount_fail(struct sbx_err *err, int e, const struct mount_entry *m,
 	if (m->src && e == EACCES)
 		return err_set(err, ERR_SETUP, e,
 			       "mount %s (%s from %s): %s: %s (the jail reaches it as its own "
-			       "host uid, 65534 when sbx runs as root: make it readable by "
+			       "host uid, %u when sbx runs as root: make it readable by "
 			       "others, or run sbx as the files' owner)",
-			       m->dst, type_name(m->type), m->src, step, strerror(e));
+			       m->dst, type_name(m->type), m->src, step, strerror(e),
+			       SBX_NOBODY_ID);
 	if (m->src && e == ENOENT && m->type == MNT_BIND)
 		return err_set(err, ERR_SETUP, e,
 			       "mount %s (%s from %s): %s: %s (fix the path, or mark the "

@@ -8,6 +8,7 @@
  * /proc only once ownproc.c has checked it is this pid namespace's.
  */
 #include "jail/internal.h"
+#include "base/ids.h"
 #include "jail/seccomp.h"
 
 #include <errno.h>
@@ -24,9 +25,6 @@
 #ifndef CLONE_PIDFD
 #define CLONE_PIDFD 0x00001000
 #endif
-
-/* The host uid/gid a root caller's jail runs as: never host root. */
-#define ROOT_CALLER_HOST_ID 65534
 
 int jail_check_not_setuid(struct sbx_err *err)
 {
@@ -86,14 +84,14 @@ static int write_file(int dirfd, pid_t pid, const char *name, const char *text,
 
 /*
  * Map the policy's uid/gid inside to one host id outside.  An unprivileged
- * caller can only map itself; a root caller maps to 65534 so that the jail
- * never runs as host root.
+ * caller can only map itself; a root caller maps to SBX_NOBODY_ID (65534)
+ * so that the jail never runs as host root.
  */
 static int write_maps(int dirfd, pid_t pid, const struct policy *p, bool host_root,
 		      uint32_t *host_uid, struct sbx_err *err)
 {
-	uint32_t out_uid = host_root ? ROOT_CALLER_HOST_ID : geteuid();
-	uint32_t out_gid = host_root ? ROOT_CALLER_HOST_ID : getegid();
+	uint32_t out_uid = host_root ? SBX_NOBODY_ID : geteuid();
+	uint32_t out_gid = host_root ? SBX_NOBODY_ID : getegid();
 	char map[64];
 
 	/* Unprivileged: setgroups must be denied before gid_map is writable

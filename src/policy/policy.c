@@ -3,6 +3,7 @@
  * string lists, interned origin strings, freeing and comparing.
  */
 #include "policy/internal.h"
+#include "base/ids.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -77,8 +78,8 @@ void policy_init(struct policy *p)
 	memset(p, 0, sizeof(*p));
 	p->hostname = strdup("sbx");
 	p->workspace = strdup("/mnt/data");
-	p->uid = 65534;
-	p->gid = 65534;
+	p->uid = SBX_NOBODY_ID;
+	p->gid = SBX_NOBODY_ID;
 	p->network = NET_NONE;
 	/* fail closed: without a seccomp block, only what allow lists passes */
 	p->seccomp.default_action = SC_ERRNO;

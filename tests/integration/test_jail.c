@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -329,4 +330,52 @@ Test(jail, tmp_inode_flood_hits_enospc)
 	cr_assert_eq(sscanf(r.out, "ENOSPC %d", &n), 1, "out: %s", r.out);
 	cr_assert(n > 1000 && n <= 20 * 1024, "%d files fit in a 20 MiB /tmp", n);
 	sbx_result_free(&r);
+}
+
+/* The synthesized /etc names 65534 "nobody"/"nogroup" whatever the policy's
+ * uid, so a program that looks the id up (ls -l of a root caller's files)
+ * reads the host's name; the jail's own id comes first and only once. */
+Test(jail, etc_names_65534_nobody_for_any_policy_uid)
+{
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	sbx_run(&r, NULL, SBX_ARGV("run", "--set", "uid=1000", "--set", "gid=1000", "--",
+				   "/bin/cat", "/etc/passwd", "/etc/group"));
+	ASSERT_STATUS(&r, "ok");
+	cr_assert_str_eq(r.out, "sandbox:x:1000:1000:sandbox:/mnt/data:/bin/sh\n"
+				"root:x:0:0:root:/root:/bin/sh\n"
+				"nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"
+				"sandbox:x:1000:\n"
+				"root:x:0:\n"
+				"nogroup:x:65534:\n");
+	sbx_result_free(&r);
+}
+
+/* A bind source the jail cannot reach: the message says which host uid the
+ * jail has (65534 for a root caller) and how to fix it. */
+Test(jail, unreachable_bind_source_names_the_jail_host_uid)
+{
+	struct sbx_result r;
+	char *dir = make_temp_dir(), *locked = xasprintf("%s/locked", dir);
+	char *src = xasprintf("%s/sub", locked), *bind = xasprintf("%s:/mnt/sub", src);
+
+	REQUIRE_USERNS();
+	cr_assert_eq(mkdir(locked, 0700), 0);
+	cr_assert_eq(mkdir(src, 0700), 0);
+	cr_assert_eq(chmod(locked, 0), 0);
+	sbx_run(&r, NULL, SBX_ARGV("run", "--bind", bind, "--", "/bin/true"));
+	chmod(locked, 0700);
+	ASSERT_STATUS(&r, "setup-error");
+	cr_assert_eq(r.exit_status, 125);
+	cr_assert(strstr(rec_str(&r, "message"), "Permission denied (the jail reaches it as "
+			 "its own host uid, 65534 when sbx runs as root: make it readable "
+			 "by others, or run sbx as the files' owner)"), "%s",
+		  rec_str(&r, "message"));
+	sbx_result_free(&r);
+	rm_tree(dir);
+	free(bind);
+	free(src);
+	free(locked);
+	free(dir);
 }
