@@ -1,6 +1,9 @@
 /*
- * internal.h - the supervisor's state, shared by supervise.c (the loop) and
- * classify.c (facts -> status, message, exit status).  Not for other modules.
+ * internal.h - the supervisor's state, shared by the files of supervise_run:
+ * supervise.c (setup and teardown), loop.c (the epoll loop), control.c
+ * (the init: messages, signals, reaping), deadlines.c (the timer and the
+ * meter) and classify.c (facts -> status, message, exit status).  Not for
+ * other modules.
  */
 #ifndef SBX_SUPERVISE_INTERNAL_H
 #define SBX_SUPERVISE_INTERNAL_H
@@ -18,6 +21,23 @@
 #include "supervise/relay.h"
 #include "supervise/stdin.h"
 #include "supervise/supervise.h"
+
+#define MS (INT64_C(1000000))
+/* The meter samples every 10 ms while the tree changes (births, deaths)
+ * and for a second after, 100 ms once it is still, and never spends more
+ * than 1/SAMPLE_COST_SHARE of one CPU: a sample that cost C waits >= C *
+ * share. */
+#define SAMPLE_MIN_NS (10 * MS)
+#define SAMPLE_MAX_NS (100 * MS)
+#define SAMPLE_FAST_FOR_NS (1000 * MS)
+#define SAMPLE_COST_SHARE 20
+#define SETTLE_MARGIN_NS (1000 * MS)
+
+/* TAG_OUT/TAG_ERR: the jail pipes (EPOLLIN); the DEST/COPY tags: sbx sinks (EPOLLOUT) */
+enum tag {
+	TAG_CTL, TAG_PIDFD, TAG_SIGNAL, TAG_TIMER, TAG_OUT, TAG_ERR, TAG_STDIN,
+	TAG_OUT_DEST, TAG_ERR_DEST, TAG_OUT_COPY, TAG_ERR_COPY, TAG_COUNT
+};
 
 struct sup {
 	const struct run_request *req;
@@ -69,7 +89,27 @@ struct sup {
 	int64_t timer_armed;        /* deadline the timerfd holds; -1 = none */
 };
 
+/* loop.c: run until the init is reaped and the output drained (-1 and
+ * s->err on a failure of sbx's own); register FD for EVENTS under TAG. */
+int sup_event_loop(struct sup *s);
+int sup_watch(struct sup *s, int fd, unsigned events, enum tag tag);
 void out_stream_close_src(struct out_stream *o, int epfd);
+
+/* control.c: SIGKILL the init (every jail process), at most once and never
+ * after it was reaped; CTL_TERM now and SIGKILL at SINCE + kill grace;
+ * read every queued control message; reap the init if it exited; after a
+ * failure, SIGKILL and wait for it (sbx never leaves a jail behind). */
+void sup_kill_init(struct sup *s);
+void sup_term_jail(struct sup *s, int64_t since);
+void sup_drain_ctl(struct sup *s);
+void sup_reap_init(struct sup *s);
+void sup_reap_blocking(struct sup *s);
+
+/* deadlines.c: act on every deadline that is due; arm the timerfd at the
+ * earliest one left; drop the output not yet delivered. */
+void sup_check_deadlines(struct sup *s);
+void sup_arm_timer(struct sup *s);
+void sup_give_up_output(struct sup *s);
 
 /* classify.c: fill s->res from the facts once the run settled. */
 void sup_classify(struct sup *s);

@@ -364,7 +364,7 @@ static void mark_truncated(struct out_stream *s, struct out_budget *b)
 
 	b->truncated = true;
 	s->crossed = true;
-	/* capture mode appends the marker after UTF-8 repair (supervise.c) */
+	/* capture mode appends the marker after UTF-8 repair (classify.c) */
 	sink_put(s, &s->dest, (const unsigned char *)marker, (size_t)n);
 }
 

@@ -45,7 +45,7 @@ struct out_sink {
 	bool dead;          /* write error (EPIPE...): keep counting, stop writing */
 	int error;          /* errno of that error */
 	bool waiting;       /* full: wait for EPOLLOUT on wfd before writing again */
-	bool watched;       /* wfd is in the loop's epoll set (supervise.c) */
+	bool watched;       /* wfd is in the loop's epoll set (loop.c) */
 	unsigned char *pend; /* RELAY_PEND_SIZE; pending bytes are pend[off..len) */
 	size_t off, len;
 };
@@ -53,7 +53,7 @@ struct out_sink {
 struct out_stream {
 	const char *name;   /* "stdout" / "stderr" */
 	int src;            /* read end of the jail's pipe; -1 after EOF */
-	bool src_watched;   /* src is in the loop's epoll set (supervise.c) */
+	bool src_watched;   /* src is in the loop's epoll set (loop.c) */
 	struct out_sink dest; /* passthrough destination (sbx's 1 or 2) */
 	struct out_sink copy; /* --stdout/--stderr FILE */
 	bool splice_ok;     /* splice() to dest works (tried first) */

@@ -1,0 +1,278 @@
+/*
+ * control.c - the supervisor's side of the jail's init: the control
+ * messages it sends (READY, SETUP_FAILED, STARTED, EXEC_FAILED, EXITED)
+ * and the fds attached to READY, GO and TERM sent back, SIGKILL through
+ * its pidfd, and reaping it.  The init is only ever signalled through its
+ * pidfd, never by pid, and never after it was reaped (requirements item 34).
+ */
+#include "supervise/internal.h"
+
+#include <errno.h>
+#include <linux/magic.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "jail/ctl.h"
+#include "supervise/sockmem.h"
+
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
+
+/* ---- killing the jail ---------------------------------------------------- */
+
+/* SIGKILL of the init ends every process of its pid namespace. */
+void sup_kill_init(struct sup *s)
+{
+	/* a reaped init's pidfd could only name nothing; never signal then */
+	if (s->init_reaped || s->init_killed)
+		return;
+	s->init_killed = true;
+	if (syscall(SYS_pidfd_send_signal, s->jail.pidfd, SIGKILL, NULL, 0) != 0 &&
+	    errno != ESRCH)
+		vlog_line(&s->vlog, "pidfd_send_signal: %s", strerror(errno));
+	vlog_line(&s->vlog, "SIGKILL to the jail's init");
+}
+
+static int ctl_send(struct sup *s, uint32_t type)
+{
+	struct ctl_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.type = type;
+	if (s->ctl_fd < 0)
+		return -1;
+	if (send(s->ctl_fd, &m, sizeof(m), MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)sizeof(m))
+		return -1;
+	return 0;
+}
+
+/*
+ * SIGTERM to every jail process (by the init), SIGKILL at the grace deadline
+ * counted from SINCE: the wall deadline itself for a timeout, so a late
+ * wake-up of sbx never extends wall + grace (requirements items 21, 25).
+ */
+void sup_term_jail(struct sup *s, int64_t since)
+{
+	if (s->term_sent || s->init_reaped)
+		return;
+	s->term_sent = true;
+	if (ctl_send(s, CTL_TERM) != 0) {
+		sup_kill_init(s);
+		return;
+	}
+	s->dl_kill = since + s->grace_ns;
+	vlog_line(&s->vlog, "CTL_TERM sent; SIGKILL in %lld ms", (long long)(s->grace_ns / MS));
+}
+
+/* ---- control messages ---------------------------------------------------- */
+
+static void start_run(struct sup *s)
+{
+	uint64_t wall = policy_limit(s->pol, LIM_WALL_TIME_MS);
+	uint64_t cpu = policy_limit(s->pol, LIM_CPU_TIME_MS);
+
+	s->dl_setup = 0;
+	/* a signal before GO: the target never runs (requirements item 29) */
+	if (s->abort_sig) {
+		sup_kill_init(s);
+		return;
+	}
+	if (ctl_send(s, CTL_GO) != 0) {
+		s->setup_errno = errno;
+		snprintf(s->setup_text, sizeof(s->setup_text), "sending GO to the jail's init");
+		s->setup_failed = true;
+		sup_kill_init(s);
+		return;
+	}
+	s->go_sent = true;
+	s->t_go = monotonic_ns();
+	if (wall != LIMIT_UNLIMITED)
+		s->dl_wall = s->t_go + (int64_t)wall * MS;
+	/* one meter samples the tree for both CPU and memory */
+	if (cpu != LIMIT_UNLIMITED || policy_limit(s->pol, LIM_MEMORY_MB) != LIMIT_UNLIMITED) {
+		s->cpu.init_pid = s->jail.init_pid;
+		s->sample_ns = SAMPLE_MIN_NS;
+		s->t_churn = s->t_go; /* the target is being born */
+		s->dl_cpu = s->t_go + s->sample_ns;
+		/* building the root is sbx's work, not the program's (item 4) */
+		s->setup_cpu_ms = cputree_sample_ms(&s->cpu);
+		if (s->setup_cpu_ms < 0)
+			s->setup_cpu_ms = 0;
+	}
+	vlog_line(&s->vlog, "CTL_GO sent");
+}
+
+static void on_ctl_msg(struct sup *s, const struct ctl_msg *m)
+{
+	switch (m->type) {
+	case CTL_READY:
+		if (!s->ready) {
+			s->ready = true;
+			start_run(s);
+		}
+		break;
+	case CTL_SETUP_FAILED:
+		s->setup_failed = true;
+		s->setup_errno = m->sys_errno;
+		snprintf(s->setup_text, sizeof(s->setup_text), "%s", m->text);
+		sup_kill_init(s); /* nothing ran; nothing to wait for */
+		break;
+	case CTL_STARTED:
+		s->started = true;
+		break;
+	case CTL_EXEC_FAILED:
+		s->exec_failed = true;
+		s->exec_errno = m->sys_errno;
+		break;
+	case CTL_EXITED:
+		if (!s->target_exited) {
+			s->target_exited = true;
+			s->target_status = m->value;
+			s->target_evidence = m->sys_errno;
+			s->target_cpu_ns = m->cpu_ns;
+			s->t_exit = monotonic_ns();
+			s->dl_wall = 0;
+			/* the init tears down the rest within kill_grace; else we do */
+			s->dl_exit_grace = s->t_exit + s->grace_ns + SETTLE_MARGIN_NS;
+		}
+		break;
+	default:
+		vlog_line(&s->vlog, "ignoring unknown control message type %u", m->type);
+	}
+}
+
+static void close_ctl(struct sup *s)
+{
+	if (s->ctl_fd >= 0)
+		epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->ctl_fd, NULL);
+	s->ctl_eof = true;
+}
+
+/* Only with READY, only once: a procfs directory, tmpfs roots, a
+ * sock_diag socket (the meter's sources, told apart by the kernel). */
+static void take_ctl_fd(struct sup *s, const struct ctl_msg *m, int fd)
+{
+	struct statfs sfs;
+
+	if (m->type == CTL_READY && !s->ready && fstatfs(fd, &sfs) == 0) {
+		if (sfs.f_type == PROC_SUPER_MAGIC && s->cpu.proc_fd < 0) {
+			cputree_use_jail_proc(&s->cpu, fd);
+			return;
+		}
+		if (sfs.f_type == TMPFS_MAGIC) {
+			cputree_use_tmpfs(&s->cpu, fd);
+			return;
+		}
+		/* the host's namespace would charge the host's sockets to the jail */
+		if (s->pol->network != NET_HOST && s->cpu.diag_fd < 0 && sockmem_is_diag(fd)) {
+			cputree_use_sock_diag(&s->cpu, fd);
+			return;
+		}
+	}
+	close(fd);
+}
+
+/* One message; fds attached to CTL_READY are the jail's /proc and its tmpfs
+ * roots (init.c), told apart by their file system type. */
+static ssize_t recv_ctl(struct sup *s, struct ctl_msg *m)
+{
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(int) * CTL_MAX_FDS)];
+	} u;
+	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
+	ssize_t n = recvmsg(s->ctl_fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	struct cmsghdr *c = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL;
+	int fds[CTL_MAX_FDS];
+	size_t nfds;
+
+	if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+	    c->cmsg_len < CMSG_LEN(sizeof(int)))
+		return n;
+	nfds = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+	if (nfds > CTL_MAX_FDS)
+		nfds = CTL_MAX_FDS;
+	memcpy(fds, CMSG_DATA(c), nfds * sizeof(int));
+	for (size_t i = 0; i < nfds; i++)
+		take_ctl_fd(s, m, fds[i]);
+	return n;
+}
+
+void sup_drain_ctl(struct sup *s)
+{
+	struct ctl_msg m;
+	ssize_t n;
+
+	while (!s->ctl_eof) {
+		memset(&m, 0, sizeof(m));
+		n = recv_ctl(s, &m);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		if (n <= 0) {
+			close_ctl(s);
+			return;
+		}
+		if ((size_t)n < offsetof(struct ctl_msg, text))
+			continue; /* truncated message: ignore */
+		m.text[sizeof(m.text) - 1] = '\0';
+		on_ctl_msg(s, &m);
+	}
+}
+
+/* ---- the init's end ------------------------------------------------------ */
+
+void sup_reap_init(struct sup *s)
+{
+	siginfo_t info;
+	struct rusage ru;
+
+	memset(&info, 0, sizeof(info));
+	memset(&ru, 0, sizeof(ru));
+	if (syscall(SYS_waitid, P_PIDFD, s->jail.pidfd, &info, WEXITED | WNOHANG | __WALL,
+		    &ru) != 0) {
+		if (errno == EINTR || errno == EAGAIN)
+			return;
+		vlog_line(&s->vlog, "waitid(P_PIDFD): %s", strerror(errno));
+		s->rusage_ok = false;
+	} else if (info.si_pid == 0) {
+		return; /* not exited yet */
+	} else {
+		s->rusage_ok = true;
+		s->init_ru = ru;
+		s->init_code = info.si_code;
+		s->init_status = info.si_status;
+	}
+	s->init_reaped = true;
+	s->t_init_dead = monotonic_ns();
+	s->dl_wall = s->dl_kill = s->dl_cpu = s->dl_exit_grace = s->dl_setup = 0;
+	s->dl_close = s->t_init_dead + s->grace_ns + SETTLE_MARGIN_NS;
+	epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->jail.pidfd, NULL);
+	sup_drain_ctl(s); /* EXITED may still be queued behind the init's death */
+	vlog_line(&s->vlog, "init reaped");
+}
+
+/* Wait for the init after a failure inside the loop: sbx never leaves a jail. */
+void sup_reap_blocking(struct sup *s)
+{
+	siginfo_t info;
+
+	sup_kill_init(s);
+	memset(&info, 0, sizeof(info));
+	while (syscall(SYS_waitid, P_PIDFD, s->jail.pidfd, &info, WEXITED | __WALL, NULL) != 0 &&
+	       errno == EINTR)
+		;
+	s->init_reaped = true;
+}

@@ -1,0 +1,155 @@
+/*
+ * deadlines.c - what the supervisor's timer enforces: the setup timeout,
+ * the wall deadline, the CPU and memory meter's samples, the kill grace,
+ * the exit grace and the output close deadline.  One timerfd is armed at
+ * the earliest absolute CLOCK_MONOTONIC deadline (64-bit ns; every check is
+ * now >= deadline, so a late wake-up never cancels an escalation).
+ */
+#include "supervise/internal.h"
+
+#include <string.h>
+#include <sys/timerfd.h>
+#include <time.h>
+
+/* Drop what is still undelivered (the jail's pipes and the pending tails). */
+void sup_give_up_output(struct sup *s)
+{
+	s->dl_close = 0;
+	for (int i = 0; i < 2; i++) {
+		out_stream_close_src(&s->out[i], s->epfd);
+		relay_abandon(&s->out[i]);
+	}
+}
+
+/*
+ * RLIMIT_AS bounds each process, not the tree: 64 children of 500 MiB
+ * each would take 32 GiB.  The jail's processes together must stay within
+ * memory_mb; past it the jail is killed at once (requirements item 16).
+ */
+static void check_memory(struct sup *s)
+{
+	uint64_t mb = policy_limit(s->pol, LIM_MEMORY_MB);
+	int64_t limit_kib, kib;
+
+	if (mb == LIMIT_UNLIMITED || s->memory_exceeded)
+		return;
+	limit_kib = (int64_t)mb * 1024;
+	kib = cputree_memory_kib(&s->cpu, limit_kib);
+	if (kib > limit_kib) {
+		s->memory_exceeded = true;
+		s->memory_seen_kib = kib;
+		vlog_line(&s->vlog, "tree memory %lld KiB > limit %lld KiB",
+			  (long long)kib, (long long)limit_kib);
+		sup_kill_init(s);
+	}
+}
+
+static int64_t own_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Fast while the tree churns (short lives between samples go unseen), slow
+ * while it is still, and bounded by what the last sample cost us. */
+static void next_sample(struct sup *s, int64_t now, int64_t cost_ns)
+{
+	int64_t next;
+
+	if (s->cpu.churn)
+		s->t_churn = now;
+	/* a child that dies after the last sample takes its tail with it */
+	next = now - s->t_churn < SAMPLE_FAST_FOR_NS ? SAMPLE_MIN_NS : SAMPLE_MAX_NS;
+	if (next < cost_ns * SAMPLE_COST_SHARE)
+		next = cost_ns * SAMPLE_COST_SHARE;
+	s->sample_ns = next;
+	s->dl_cpu = now + next;
+}
+
+static void check_meter(struct sup *s, int64_t now)
+{
+	uint64_t budget = policy_limit(s->pol, LIM_CPU_TIME_MS);
+	int64_t t0 = own_cpu_ns();
+	int64_t used = cputree_sample_ms(&s->cpu);
+
+	if (used >= 0)
+		check_memory(s);
+	/* the memory check's cost too: smaps_rollup of processes that share
+	 * pages after fork() walks their page tables (sbx spun at 90 %) */
+	next_sample(s, now, own_cpu_ns() - t0);
+	if (used < 0)
+		return;
+	used -= s->setup_cpu_ms;
+	s->cpu_sampled_ms = used;
+	if (budget != LIMIT_UNLIMITED && (uint64_t)used >= budget && !s->cpu_exceeded) {
+		s->cpu_exceeded = true;
+		vlog_line(&s->vlog, "tree CPU %lld ms >= budget %llu ms",
+			  (long long)used, (unsigned long long)budget);
+		sup_term_jail(s, now);
+	}
+}
+
+static bool due(int64_t deadline, int64_t now)
+{
+	return deadline != 0 && now >= deadline;
+}
+
+void sup_check_deadlines(struct sup *s)
+{
+	int64_t now = monotonic_ns();
+
+	if (due(s->dl_setup, now)) {
+		s->dl_setup = 0;
+		s->setup_timed_out = true;
+		sup_kill_init(s);
+	}
+	if (due(s->dl_wall, now)) {
+		int64_t deadline = s->dl_wall;
+		s->dl_wall = 0;
+		sup_drain_ctl(s); /* an exit reported before the deadline wins the race */
+		if (!s->target_exited && !s->init_reaped) {
+			s->timed_out = true;
+			sup_term_jail(s, deadline);
+		}
+	}
+	if (due(s->dl_cpu, now))
+		check_meter(s, now);
+	if (due(s->dl_kill, now) || due(s->dl_exit_grace, now)) {
+		s->dl_kill = s->dl_exit_grace = 0;
+		sup_kill_init(s);
+	}
+	/* a reader that keeps taking bytes is slow, not stalled: it gets them
+	 * all (finite: every writer died with the init) */
+	bool moved = relay_progressed(&s->out[0]) | relay_progressed(&s->out[1]);
+	if (s->dl_close != 0 && moved && s->dl_close < now + SETTLE_MARGIN_NS)
+		s->dl_close = now + SETTLE_MARGIN_NS;
+	/* a reader that takes nothing until the deadline loses the rest, not the run */
+	if (due(s->dl_close, now))
+		sup_give_up_output(s);
+}
+
+void sup_arm_timer(struct sup *s)
+{
+	const int64_t all[] = { s->dl_setup, s->dl_wall, s->dl_cpu, s->dl_kill,
+				s->dl_exit_grace, s->dl_close };
+	struct itimerspec its;
+	int64_t next = 0;
+
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (all[i] != 0 && (next == 0 || all[i] < next))
+			next = all[i];
+	/* the relay loop passes here per chunk: skip a syscall that changes nothing */
+	if (next == s->timer_armed)
+		return;
+	s->timer_armed = next;
+	memset(&its, 0, sizeof(its));
+	if (next != 0) {
+		its.it_value.tv_sec = next / 1000000000;
+		its.it_value.tv_nsec = next % 1000000000;
+		if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0)
+			its.it_value.tv_nsec = 1;
+	}
+	timerfd_settime(s->tfd, TFD_TIMER_ABSTIME, &its, NULL);
+}

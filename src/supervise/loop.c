@@ -1,0 +1,190 @@
+/*
+ * loop.c - the supervisor's epoll loop over the output pipes and their
+ * sinks, the stdin relay, the control socket, the init's pidfd, a
+ * signalfd and the timerfd (deadlines.c), until the init is reaped and
+ * the pipes are drained.  Each turn first makes the epoll set match what
+ * each stream waits for, so no read or write ever blocks the loop.
+ */
+#include "supervise/internal.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+/* ---- signals to sbx ------------------------------------------------------ */
+
+static void on_signal(struct sup *s)
+{
+	struct signalfd_siginfo si;
+
+	while (read(s->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo != SIGINT && si.ssi_signo != SIGTERM && si.ssi_signo != SIGHUP)
+			continue;
+		vlog_line(&s->vlog, "got signal %u", si.ssi_signo);
+		/* the jail is gone: stop delivering to a slow or stalled reader too */
+		if (s->init_reaped)
+			sup_give_up_output(s);
+		if (s->abort_sig) {
+			sup_kill_init(s); /* asked twice: stop waiting for the grace */
+			continue;
+		}
+		s->abort_sig = (int)si.ssi_signo;
+		if (!s->go_sent)
+			sup_kill_init(s); /* never send GO (requirements item 29) */
+		else
+			sup_term_jail(s, monotonic_ns());
+	}
+}
+
+/* ---- the loop ------------------------------------------------------------ */
+
+void out_stream_close_src(struct out_stream *o, int epfd)
+{
+	if (o->src < 0)
+		return;
+	if (o->src_watched)
+		epoll_ctl(epfd, EPOLL_CTL_DEL, o->src, NULL);
+	o->src_watched = false;
+	close(o->src);
+	o->src = -1;
+}
+
+static int pump_output(struct sup *s, int i)
+{
+	int r = relay_pump(&s->out[i], &s->budget, s->buf, s->err);
+
+	if (r < 0)
+		return -1;
+	if (r == PUMP_EOF)
+		out_stream_close_src(&s->out[i], s->epfd);
+	if (r == PUMP_TRUNCATED) {
+		s->output_limited = true;
+		sup_kill_init(s); /* output-limit: the policy says kill (spec §5) */
+	}
+	return 0;
+}
+
+int sup_watch(struct sup *s, int fd, unsigned events, enum tag tag)
+{
+	struct epoll_event ev = { .events = events, .data.u32 = tag };
+
+	return epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+/* Keep the stdin relay's epoll registration matching what it waits for. */
+static void update_stdin_watch(struct sup *s)
+{
+	unsigned events = 0;
+	int fd = stdin_want(&s->in, &events);
+
+	if (fd == s->in_fd && events == s->in_events)
+		return;
+	if (s->in_fd >= 0)
+		epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->in_fd, NULL);
+	s->in_fd = fd;
+	s->in_events = events;
+	if (fd >= 0 && sup_watch(s, fd, events, TAG_STDIN) != 0) {
+		stdin_close(&s->in); /* cannot wait on it: the program gets EOF */
+		s->in_fd = -1;
+	}
+}
+
+/*
+ * Read a jail pipe only while its sinks have room, and wait for EPOLLOUT on
+ * a full sink: a write to a stalled reader never blocks the loop, so the
+ * deadlines and signals keep working (a blocked write froze them all).
+ */
+static void update_out_watch(struct sup *s, int i)
+{
+	struct out_stream *o = &s->out[i];
+	struct out_sink *sinks[2] = { &o->dest, &o->copy };
+	const enum tag tags[2] = { TAG_OUT_DEST + i, TAG_OUT_COPY + i };
+	bool want = relay_reading(o, &s->budget);
+
+	if (want != o->src_watched) {
+		if (want)
+			o->src_watched = sup_watch(s, o->src, EPOLLIN, TAG_OUT + i) == 0;
+		else if (epoll_ctl(s->epfd, EPOLL_CTL_DEL, o->src, NULL) == 0)
+			o->src_watched = false;
+	}
+	for (int k = 0; k < 2; k++) {
+		struct out_sink *sk = sinks[k];
+		want = relay_sink_waiting(sk);
+		if (want == sk->watched)
+			continue;
+		if (!want) {
+			epoll_ctl(s->epfd, EPOLL_CTL_DEL, sk->wfd, NULL);
+			sk->watched = false;
+		} else if (sup_watch(s, sk->wfd, EPOLLOUT, tags[k]) == 0) {
+			sk->watched = true;
+		} else {
+			/* cannot wait for it: treat like a reader that went away */
+			sk->dead = true;
+			sk->error = errno;
+			relay_flush(o, sk);
+		}
+	}
+}
+
+static bool settled(const struct sup *s)
+{
+	return s->init_reaped && s->out[0].src < 0 && s->out[1].src < 0 &&
+	       !relay_holding(&s->out[0]) && !relay_holding(&s->out[1]);
+}
+
+static int handle_ready(struct sup *s, const bool ready[TAG_COUNT])
+{
+	/* control first: an exit reported in the same turn beats a deadline */
+	if (ready[TAG_CTL])
+		sup_drain_ctl(s);
+	if (ready[TAG_PIDFD])
+		sup_reap_init(s);
+	for (int i = 0; i < 2; i++) {
+		if (ready[TAG_OUT_DEST + i])
+			relay_flush(&s->out[i], &s->out[i].dest);
+		if (ready[TAG_OUT_COPY + i])
+			relay_flush(&s->out[i], &s->out[i].copy);
+		if (ready[TAG_OUT + i] && s->out[i].src >= 0 && pump_output(s, i) != 0)
+			return -1;
+	}
+	if (ready[TAG_STDIN])
+		stdin_pump(&s->in);
+	if (ready[TAG_SIGNAL])
+		on_signal(s);
+	if (ready[TAG_TIMER]) {
+		uint64_t expirations;
+		(void)!read(s->tfd, &expirations, sizeof(expirations));
+		s->timer_armed = -1; /* fired: disarmed until set again */
+	}
+	return 0;
+}
+
+int sup_event_loop(struct sup *s)
+{
+	struct epoll_event evs[TAG_COUNT + 2];
+
+	while (!settled(s)) {
+		bool ready[TAG_COUNT] = { false };
+
+		update_stdin_watch(s);
+		update_out_watch(s, 0);
+		update_out_watch(s, 1);
+		sup_arm_timer(s);
+		int n = epoll_wait(s->epfd, evs, (int)(sizeof(evs) / sizeof(evs[0])), -1);
+		if (n < 0 && errno != EINTR)
+			return err_set(s->err, ERR_INTERNAL, errno, "epoll_wait: %s",
+				       strerror(errno));
+		for (int i = 0; i < n; i++)
+			if (evs[i].data.u32 < TAG_COUNT)
+				ready[evs[i].data.u32] = true;
+		if (handle_ready(s, ready) != 0) {
+			sup_kill_init(s);
+			return -1;
+		}
+		sup_check_deadlines(s);
+	}
+	return 0;
+}
