@@ -63,6 +63,42 @@ struct jail_fs {
  * fill *FS (the caller closes its fds). */
 int mount_build_root(const struct jail_plan *plan, struct jail_fs *fs, struct sbx_err *err);
 
+/* mount.c, mount_bind.c, mount_fs.c: one build of the root. */
+#define MOUNT_MAX_DEFERRED 16
+
+/* A bind source opened before the new root hides the host. */
+struct bind_src {
+	int fd;       /* O_PATH fd, or -1 */
+	char *link;   /* the source is a symlink: its target */
+	bool skip;    /* optional and missing */
+	int procfs;   /* is or carries a procfs: carries_procfs() */
+};
+
+struct root_build {
+	const struct jail_plan *plan;
+	int root_fd;                  /* mount fd of the new root */
+	int proc_fd;                  /* the first PROC mount, opened O_RDONLY */
+	struct bind_src *srcs;        /* one per policy mount */
+	struct bind_src ws;           /* the workspace */
+	int deferred[MOUNT_MAX_DEFERRED]; /* mount fds made read-only at the end */
+	size_t ndeferred;
+	struct jail_fs *fs;           /* the meter's fds, kept as they are made */
+};
+
+/* mount.c: set ERR for step STEP of mount M failing with E (-1); keep the
+ * tmpfs MNT by a dup of its fd for the meter (-1, errno). */
+int mount_fail(struct sbx_err *err, int e, const struct mount_entry *m, const char *step);
+int mount_keep_tmpfs(struct root_build *b, int mnt);
+/* mount_bind.c: open every bind source and the workspace while the host
+ * is visible; bind M from its source S. */
+int mount_open_sources(struct root_build *b, struct sbx_err *err);
+int mount_bind(struct root_build *b, const struct mount_entry *m, const struct bind_src *s,
+	       struct sbx_err *err);
+/* mount_fs.c: a new tmpfs, proc or /dev for the entry M. */
+int mount_tmpfs(struct root_build *b, const struct mount_entry *m, struct sbx_err *err);
+int mount_proc(struct root_build *b, const struct mount_entry *m, struct sbx_err *err);
+int mount_dev(struct root_build *b, const struct mount_entry *m, struct sbx_err *err);
+
 /* mountpoint.c: destinations in the new root and fd-based mounts.  Each
  * returns -1 with errno set.
  * mp_make: create DST below ROOT_FD (missing parents too) without following

@@ -1,0 +1,207 @@
+/*
+ * mount_fs.c - the file systems the jail gets new, not from the host:
+ * tmpfs (sized, with an inode bound), its own proc and a minimal /dev.
+ *
+ * Each is made detached (fsopen/fsmount) and moved onto the mount point
+ * the walk checked.  Every tmpfs and /dev is kept by its mount fd for the
+ * supervisor's memory meter; read-only ones are made so at the end
+ * (mount.c), after /dev's nodes and links were put in.
+ */
+#include "jail/internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include "policy/policy.h"
+
+static int defer_readonly(struct root_build *b, int mnt)
+{
+	if (b->ndeferred == MOUNT_MAX_DEFERRED) {
+		errno = E2BIG;
+		return -1;
+	}
+	b->deferred[b->ndeferred++] = mnt;
+	return 0;
+}
+
+/* NEW_FS onto DST (a directory made in the new root); the mount fd. */
+static int mount_new_fs(struct root_build *b, const struct mount_entry *m,
+			const char *type, const char *const *opts, unsigned attrs,
+			struct sbx_err *err)
+{
+	int dst = mp_make(b->root_fd, m->dst, LEAF_DIR, NULL), mnt;
+
+	if (dst < 0)
+		return mount_fail(err, errno, m, "creating the mount point");
+	mnt = mp_new_fs(type, opts, attrs);
+	if (mnt < 0 || mp_attach(mnt, dst) < 0) {
+		mount_fail(err, mp_close2(mnt, dst, errno), m,
+			   mnt < 0 ? "creating the filesystem (fsopen/fsmount)"
+				   : "move_mount onto the mount point");
+		return -1;
+	}
+	close(dst);
+	return mnt;
+}
+
+/*
+ * An unsized tmpfs may take half of RAM and is not charged to RLIMIT_AS;
+ * its inodes are not charged to size= either, so millions of empty files
+ * would pin kernel memory: nr_inodes bounds them too.
+ */
+#define TMPFS_INODES_PER_MB 1024
+
+int mount_tmpfs(struct root_build *b, const struct mount_entry *m, struct sbx_err *err)
+{
+	unsigned attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+			 (m->noexec ? MOUNT_ATTR_NOEXEC : 0);
+	unsigned long long mb = m->size_mb ? m->size_mb : 20;
+	char size[32], inodes[32];
+	const char *opts[] = { "size", size, "nr_inodes", inodes,
+			       "mode", m->rw ? "1777" : "0755", NULL };
+	int mnt;
+
+	snprintf(size, sizeof(size), "%llum", mb);
+	snprintf(inodes, sizeof(inodes), "%llu", mb * TMPFS_INODES_PER_MB);
+	mnt = mount_new_fs(b, m, "tmpfs", opts, attrs, err);
+	if (mnt < 0)
+		return -1;
+	if (mount_keep_tmpfs(b, mnt) < 0)
+		return mount_fail(err, mp_close2(mnt, -1, errno), m,
+				  "keeping the tmpfs for the memory meter");
+	if (m->rw)
+		close(mnt);
+	else if (defer_readonly(b, mnt) < 0)
+		return mount_fail(err, mp_close2(mnt, -1, errno), m,
+				  "too many read-only tmpfs mounts");
+	vlog_line(&b->plan->vlog, "mount %s (tmpfs size=%s nr_inodes=%s)", m->dst, size, inodes);
+	return 0;
+}
+
+/*
+ * The proc the supervisor meters through must be the jail's, not one a
+ * bind put on the same path: opened from the new mount itself, then
+ * checked to be a procfs whose "self" is the init, pid 1 of the jail.
+ */
+static int open_own_proc(int mnt)
+{
+	char self[16];
+	struct statfs sfs;
+	int fd = openat(mnt, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = readlinkat(fd, "self", self, sizeof(self) - 1);
+	if (fstatfs(fd, &sfs) < 0 || sfs.f_type != PROC_SUPER_MAGIC || n != 1 ||
+	    self[0] != '1') {
+		close(fd);
+		errno = EXDEV;
+		return -1;
+	}
+	return fd;
+}
+
+/* A fresh proc for the jail's pid namespace: only the jail's processes. */
+int mount_proc(struct root_build *b, const struct mount_entry *m, struct sbx_err *err)
+{
+	unsigned attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC |
+			 (m->rw ? 0 : MOUNT_ATTR_RDONLY);
+	int mnt = mount_new_fs(b, m, "proc", NULL, attrs, err);
+
+	if (mnt < 0)
+		return -1;
+	if (b->proc_fd < 0) {
+		b->proc_fd = open_own_proc(mnt);
+		if (b->proc_fd < 0)
+			return mount_fail(err, mp_close2(mnt, -1, errno), m,
+					  "opening the new proc (it must be the jail's "
+					  "own, with /proc/self = 1)");
+	}
+	close(mnt);
+	vlog_line(&b->plan->vlog, "mount %s (proc)", m->dst);
+	return 0;
+}
+
+/* /dev/NAME of the host, bound on an empty file NAME in DEV (a mount fd). */
+static int dev_node(int dev, const char *name)
+{
+	char host[64];
+	int fd, tree;
+
+	snprintf(host, sizeof(host), "/dev/%s", name);
+	fd = openat(dev, name, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0666);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	fd = mp_open_leaf(dev, name, LEAF_FILE);
+	if (fd < 0)
+		return -1;
+	/* mknod is not allowed in a user namespace: bind the host's node. */
+	tree = open_tree(AT_FDCWD, host, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	if (tree < 0 || mp_attach(tree, fd) < 0)
+		return mp_close2(tree, fd, -1);
+	return mp_close2(tree, fd, 0);
+}
+
+static int dev_links(int dev)
+{
+	static const char *const links[][2] = {
+		{ "fd", "/proc/self/fd" }, { "stdin", "/proc/self/fd/0" },
+		{ "stdout", "/proc/self/fd/1" }, { "stderr", "/proc/self/fd/2" },
+	};
+
+	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++)
+		if (symlinkat(links[i][1], dev, links[i][0]) < 0)
+			return -1;
+	return 0;
+}
+
+/* The policy mounts a tmpfs on DST/shm. */
+static bool wants_shm(const struct policy *p, const char *dst)
+{
+	size_t n = strlen(dst);
+
+	for (size_t i = 0; i < p->nmounts; i++) {
+		const struct mount_entry *o = &p->mounts[i];
+
+		if (o->type == MNT_TMPFS && strncmp(o->dst, dst, n) == 0 &&
+		    strcmp(o->dst + n, "/shm") == 0)
+			return true;
+	}
+	return false;
+}
+
+/* /dev with only null, zero, full, random, urandom (no pts, no shm). */
+int mount_dev(struct root_build *b, const struct mount_entry *m, struct sbx_err *err)
+{
+	static const char *const nodes[] = { "null", "zero", "full", "random", "urandom" };
+	static const char *const opts[] = { "size", "64k", "mode", "0755", NULL };
+	int dev = mount_new_fs(b, m, "tmpfs", opts,
+			       MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, err);
+
+	if (dev < 0)
+		return -1;
+	if (mount_keep_tmpfs(b, dev) < 0)
+		return mount_fail(err, mp_close2(dev, -1, errno), m,
+				  "keeping /dev for the memory meter");
+	for (size_t i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++)
+		if (dev_node(dev, nodes[i]) < 0)
+			return mount_fail(err, mp_close2(dev, -1, errno), m, nodes[i]);
+	if (dev_links(dev) < 0)
+		return mount_fail(err, mp_close2(dev, -1, errno), m, "symlinks");
+	/* /dev/shm exists only when the policy mounts a tmpfs there. */
+	if (wants_shm(b->plan->policy, m->dst) && mkdirat(dev, "shm", 01777) < 0)
+		return mount_fail(err, mp_close2(dev, -1, errno), m, "mkdir shm");
+	if (defer_readonly(b, dev) < 0)
+		return mount_fail(err, mp_close2(dev, -1, errno), m, "too many read-only mounts");
+	vlog_line(&b->plan->vlog, "mount %s (dev)", m->dst);
+	return 0;
+}
