@@ -26,21 +26,17 @@
  * children is not built into every kernel (not this one), and
  * /proc/PID/ns/pid of the init needs ptrace access that an unprivileged sbx
  * does not have once the init changed credentials.
+ *
+ * One process's files are read by cputree_proc.c; the tree's memory is
+ * cputree_mem.c's.
  */
 #include "supervise/cputree.h"
-#include "supervise/sockmem.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <dirent.h>
 #include <fcntl.h>
-#include <sys/stat.h>
-#include <sys/statfs.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 #define MAX_DEPTH 4096
@@ -63,55 +59,6 @@ void cputree_use_jail_proc(struct cputree *t, int fd)
 	t->proc_fd = fd;
 }
 
-void cputree_use_tmpfs(struct cputree *t, int fd)
-{
-	struct stat st, other;
-
-	for (size_t i = 0; fstat(fd, &st) == 0 && i < t->ntmpfs; i++) {
-		/* one file system counted once, however often it is mounted */
-		if (fstat(t->tmpfs_fd[i], &other) == 0 && other.st_dev == st.st_dev) {
-			close(fd);
-			return;
-		}
-	}
-	if (t->ntmpfs == CPUTREE_MAX_TMPFS) {
-		close(fd);
-		return;
-	}
-	t->tmpfs_fd[t->ntmpfs++] = fd;
-}
-
-/* KiB in use in the jail's tmpfs mounts: their files live in RAM (or swap). */
-static int64_t tmpfs_kib(const struct cputree *t)
-{
-	struct statfs sfs;
-	int64_t kib = 0;
-
-	for (size_t i = 0; i < t->ntmpfs; i++)
-		if (fstatfs(t->tmpfs_fd[i], &sfs) == 0 && sfs.f_blocks >= sfs.f_bfree)
-			kib += (int64_t)((sfs.f_blocks - sfs.f_bfree) * (uint64_t)sfs.f_bsize / 1024);
-	return kib;
-}
-
-void cputree_use_sock_diag(struct cputree *t, int fd)
-{
-	/* a dump that stalls must not stall the supervisor's loop */
-	struct timeval tv = { .tv_sec = 0, .tv_usec = 100000 };
-
-	if (t->diag_fd >= 0)
-		close(t->diag_fd);
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	t->diag_fd = fd;
-}
-
-/* KiB queued in the jail's unix sockets (0 without a diag socket). */
-static int64_t socket_kib(const struct cputree *t)
-{
-	int64_t kib = t->diag_fd >= 0 ? sockmem_unix_kib(t->diag_fd) : 0;
-
-	return kib > 0 ? kib : 0;
-}
-
 void cputree_free(struct cputree *t)
 {
 	if (t->diag_fd >= 0)
@@ -129,132 +76,6 @@ void cputree_free(struct cputree *t)
 	t->procs = t->prev = NULL;
 	t->credit = NULL;
 	t->n = t->cap = t->pn = t->pcap = t->ccap = 0;
-}
-
-int cputree_parse_stat(const char *text, struct cpu_proc *out)
-{
-	/* comm may contain spaces and ')': the fields start after the last ')' */
-	const char *p = strrchr(text, ')');
-	unsigned long long ut, st, start;
-	long long cut, cst, rss;
-	char run;
-	int pp;
-
-	if (!p)
-		return -1;
-	/* 3 state, 4 ppid, 5..13 skipped, 14 utime 15 stime 16 cutime 17 cstime,
-	 * 18..21 skipped, 22 starttime, 23 skipped, 24 rss (pages) */
-	if (sscanf(p + 1, " %c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %lld %lld"
-		   " %*d %*d %*d %*d %llu %*u %lld",
-		   &run, &pp, &ut, &st, &cut, &cst, &start, &rss) != 8)
-		return -1;
-	if (cut < 0 || cst < 0 || rss < 0 || ut > INT64_MAX / 4 || st > INT64_MAX / 4 ||
-	    cut > INT64_MAX / 4 || cst > INT64_MAX / 4)
-		return -1;
-	out->run = run;
-	out->ppid = pp;
-	out->start = start;
-	out->own[0] = (int64_t)ut;
-	out->own[1] = (int64_t)st;
-	out->cc[0] = cut;
-	out->cc[1] = cst;
-	out->rss_pages = rss;
-	return 0;
-}
-
-/* File PATH under DIRFD into TEXT (NUL-terminated); -1 if gone. */
-static int read_path(int dirfd, const char *path, char *text, size_t size)
-{
-	ssize_t n;
-	int fd;
-
-	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1; /* vanished */
-	n = read(fd, text, size - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	text[n] = '\0';
-	return 0;
-}
-
-/* PID's file NAME under DIRFD into TEXT (NUL-terminated); -1 if gone. */
-static int read_small(int dirfd, pid_t pid, const char *name, char *text, size_t size)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "%d/%s", (int)pid, name);
-	return read_path(dirfd, path, text, size);
-}
-
-/*
- * A process whose main thread exited (pthread_exit) while others run: its
- * zombie leader's stat and smaps_rollup show no memory (no mm), so its
- * memory is read from its first live thread.  Times stay the leader's:
- * its stat sums the whole thread group.
- */
-static void live_thread_memory(int dirfd, struct cpu_proc *out)
-{
-	char path[64], text[1024];
-	struct cpu_proc th;
-	struct dirent *d;
-	int fd;
-	DIR *dir;
-
-	snprintf(path, sizeof(path), "%d/task", (int)out->pid);
-	fd = openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	dir = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!dir) {
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	while ((d = readdir(dir)) != NULL) {
-		pid_t tid = (pid_t)atoi(d->d_name);
-
-		if (tid <= 0 || tid == out->pid)
-			continue;
-		snprintf(path, sizeof(path), "%d/task/%d/stat", (int)out->pid, (int)tid);
-		if (read_path(dirfd, path, text, sizeof(text)) == 0 &&
-		    cputree_parse_stat(text, &th) == 0 && th.run != 'Z' && th.run != 'X') {
-			out->rss_pages = th.rss_pages;
-			out->mem_tid = tid;
-			break;
-		}
-	}
-	closedir(dir);
-}
-
-/*
- * One process, its times in ns.  stat's times are whole clock ticks (10 ms):
- * a child of 5 ms would read 0 however often it was sampled.  schedstat's
- * first field is the main thread's exact runtime: the part of it above
- * stat's user+system is charged as user time.
- */
-static int read_stat(int dirfd, pid_t pid, int64_t tick_ns, struct cpu_proc *out)
-{
-	char text[1024];
-	unsigned long long rt;
-
-	if (read_small(dirfd, pid, "stat", text, sizeof(text)) != 0 ||
-	    cputree_parse_stat(text, out) != 0)
-		return -1;
-	out->pid = pid;
-	out->mem_tid = pid;
-	out->state = 0;
-	/* hiding memory behind a dead main thread must not pay */
-	if (out->run == 'Z')
-		live_thread_memory(dirfd, out);
-	for (int k = 0; k < 2; k++) {
-		out->own[k] *= tick_ns;
-		out->cc[k] *= tick_ns;
-	}
-	if (read_small(dirfd, pid, "schedstat", text, sizeof(text)) == 0 &&
-	    sscanf(text, "%llu", &rt) == 1 && rt < (unsigned long long)INT64_MAX / 4 &&
-	    (int64_t)rt > out->own[0] + out->own[1])
-		out->own[0] = (int64_t)rt - out->own[1];
-	return 0;
 }
 
 static int64_t tick_ns_of(const struct cputree *t)
@@ -341,7 +162,7 @@ static int scan(struct cputree *t, int dirfd)
 	t->n = 0;
 	while ((d = readdir(dir)) != NULL) {
 		if (!isdigit((unsigned char)d->d_name[0]) ||
-		    read_stat(dirfd, (pid_t)atoi(d->d_name), tick_ns_of(t), &p) != 0)
+		    cputree_read_stat(dirfd, (pid_t)atoi(d->d_name), tick_ns_of(t), &p) != 0)
 			continue;
 		if (push(t, &p) != 0) {
 			closedir(dir);
@@ -410,7 +231,7 @@ static void reread_credited(struct cputree *t, int dirfd)
 		struct cpu_proc fresh, *p = &t->procs[i];
 		if ((t->credit[i][0] | t->credit[i][1]) == 0)
 			continue;
-		if (read_stat(dirfd, p->pid, tick_ns_of(t), &fresh) == 0 &&
+		if (cputree_read_stat(dirfd, p->pid, tick_ns_of(t), &fresh) == 0 &&
 		    fresh.start == p->start) {
 			memcpy(p->own, fresh.own, sizeof(p->own));
 			memcpy(p->cc, fresh.cc, sizeof(p->cc));
@@ -574,64 +395,4 @@ void cputree_final_ms(const struct cputree *t, const struct rusage *ru, double *
 	}
 	*user_ms = out[0];
 	*sys_ms = out[1];
-}
-
-/* "Pss:" of /proc/PID/smaps_rollup in KiB, or -1 with errno: EACCES for a
- * process that is not dumpable (the init), anything else when it is gone. */
-static int64_t pss_kib(int dirfd, pid_t pid, pid_t tid)
-{
-	char path[64], text[4096];
-	long long kib = -1;
-	ssize_t n;
-	int fd;
-
-	/* TID: a live thread of a process whose main thread exited */
-	if (tid > 0 && tid != pid)
-		snprintf(path, sizeof(path), "%d/task/%d/smaps_rollup", (int)pid, (int)tid);
-	else
-		snprintf(path, sizeof(path), "%d/smaps_rollup", (int)pid);
-	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, text, sizeof(text) - 1);
-	close(fd);
-	if (n <= 0) {
-		errno = n == 0 ? ESRCH : errno; /* an exiting process reads empty */
-		return -1;
-	}
-	text[n] = '\0';
-	const char *p = strstr(text, "\nPss:");
-	if (!p || sscanf(p + 5, "%lld", &kib) != 1 || kib < 0)
-		return -1;
-	return kib;
-}
-
-int64_t cputree_memory_kib(struct cputree *t, int64_t limit_kib)
-{
-	int64_t page_kib = sysconf(_SC_PAGESIZE) / 1024, files = tmpfs_kib(t) + socket_kib(t);
-	int64_t rss = files;
-	int64_t pss = files;
-
-	if (t->proc_fd < 0)
-		return -1;
-	if (page_kib <= 0)
-		page_kib = 4;
-	for (size_t i = 0; i < t->n; i++)
-		rss += t->procs[i].rss_pages * page_kib;
-	/* RSS counts a page shared by N processes N times (fork's copy-on-
-	 * write): only a total over the limit is worth the exact, dearer sum */
-	if (rss <= limit_kib)
-		return rss;
-	for (size_t i = 0; i < t->n; i++) {
-		int64_t k = pss_kib(t->proc_fd, t->procs[i].pid, t->procs[i].mem_tid);
-
-		if (k >= 0)
-			pss += k;
-		else if (errno == EACCES)
-			/* not dumpable (the init; or a program that made itself so):
-			 * its RSS, an upper bound, so hiding memory never pays */
-			pss += t->procs[i].rss_pages * page_kib;
-		/* else it exited since the scan: its memory is free again */
-	}
-	return pss;
 }

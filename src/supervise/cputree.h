@@ -86,5 +86,8 @@ int64_t cputree_memory_kib(struct cputree *t, int64_t limit_kib);
 
 /* Parse one /proc/PID/stat text into P (pid excepted). */
 int cputree_parse_stat(const char *text, struct cpu_proc *p);
+/* cputree_proc.c: PID's record from /proc at DIRFD, times in ns (TICK_NS
+ * a clock tick), or -1 when it is gone. */
+int cputree_read_stat(int dirfd, pid_t pid, int64_t tick_ns, struct cpu_proc *out);
 
 #endif

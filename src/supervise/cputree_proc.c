@@ -1,0 +1,140 @@
+/*
+ * cputree_proc.c - what the meter reads of one process in /proc: its stat
+ * (times in clock ticks, parent, start time, RSS), the exact runtime of
+ * schedstat, and the memory of a live thread when the main thread exited.
+ * The /proc is the jail's own or the host's (cputree.c says which).
+ */
+#include "supervise/cputree.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int cputree_parse_stat(const char *text, struct cpu_proc *out)
+{
+	/* comm may contain spaces and ')': the fields start after the last ')' */
+	const char *p = strrchr(text, ')');
+	unsigned long long ut, st, start;
+	long long cut, cst, rss;
+	char run;
+	int pp;
+
+	if (!p)
+		return -1;
+	/* 3 state, 4 ppid, 5..13 skipped, 14 utime 15 stime 16 cutime 17 cstime,
+	 * 18..21 skipped, 22 starttime, 23 skipped, 24 rss (pages) */
+	if (sscanf(p + 1, " %c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %lld %lld"
+		   " %*d %*d %*d %*d %llu %*u %lld",
+		   &run, &pp, &ut, &st, &cut, &cst, &start, &rss) != 8)
+		return -1;
+	if (cut < 0 || cst < 0 || rss < 0 || ut > INT64_MAX / 4 || st > INT64_MAX / 4 ||
+	    cut > INT64_MAX / 4 || cst > INT64_MAX / 4)
+		return -1;
+	out->run = run;
+	out->ppid = pp;
+	out->start = start;
+	out->own[0] = (int64_t)ut;
+	out->own[1] = (int64_t)st;
+	out->cc[0] = cut;
+	out->cc[1] = cst;
+	out->rss_pages = rss;
+	return 0;
+}
+
+/* File PATH under DIRFD into TEXT (NUL-terminated); -1 if gone. */
+static int read_path(int dirfd, const char *path, char *text, size_t size)
+{
+	ssize_t n;
+	int fd;
+
+	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1; /* vanished */
+	n = read(fd, text, size - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	text[n] = '\0';
+	return 0;
+}
+
+/* PID's file NAME under DIRFD into TEXT (NUL-terminated); -1 if gone. */
+static int read_small(int dirfd, pid_t pid, const char *name, char *text, size_t size)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "%d/%s", (int)pid, name);
+	return read_path(dirfd, path, text, size);
+}
+
+/*
+ * A process whose main thread exited (pthread_exit) while others run: its
+ * zombie leader's stat and smaps_rollup show no memory (no mm), so its
+ * memory is read from its first live thread.  Times stay the leader's:
+ * its stat sums the whole thread group.
+ */
+static void live_thread_memory(int dirfd, struct cpu_proc *out)
+{
+	char path[64], text[1024];
+	struct cpu_proc th;
+	struct dirent *d;
+	int fd;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "%d/task", (int)out->pid);
+	fd = openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dir = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((d = readdir(dir)) != NULL) {
+		pid_t tid = (pid_t)atoi(d->d_name);
+
+		if (tid <= 0 || tid == out->pid)
+			continue;
+		snprintf(path, sizeof(path), "%d/task/%d/stat", (int)out->pid, (int)tid);
+		if (read_path(dirfd, path, text, sizeof(text)) == 0 &&
+		    cputree_parse_stat(text, &th) == 0 && th.run != 'Z' && th.run != 'X') {
+			out->rss_pages = th.rss_pages;
+			out->mem_tid = tid;
+			break;
+		}
+	}
+	closedir(dir);
+}
+
+/*
+ * One process, its times in ns.  stat's times are whole clock ticks (10 ms):
+ * a child of 5 ms would read 0 however often it was sampled.  schedstat's
+ * first field is the main thread's exact runtime: the part of it above
+ * stat's user+system is charged as user time.
+ */
+int cputree_read_stat(int dirfd, pid_t pid, int64_t tick_ns, struct cpu_proc *out)
+{
+	char text[1024];
+	unsigned long long rt;
+
+	if (read_small(dirfd, pid, "stat", text, sizeof(text)) != 0 ||
+	    cputree_parse_stat(text, out) != 0)
+		return -1;
+	out->pid = pid;
+	out->mem_tid = pid;
+	out->state = 0;
+	/* hiding memory behind a dead main thread must not pay */
+	if (out->run == 'Z')
+		live_thread_memory(dirfd, out);
+	for (int k = 0; k < 2; k++) {
+		out->own[k] *= tick_ns;
+		out->cc[k] *= tick_ns;
+	}
+	if (read_small(dirfd, pid, "schedstat", text, sizeof(text)) == 0 &&
+	    sscanf(text, "%llu", &rt) == 1 && rt < (unsigned long long)INT64_MAX / 4 &&
+	    (int64_t)rt > out->own[0] + out->own[1])
+		out->own[0] = (int64_t)rt - out->own[1];
+	return 0;
+}
