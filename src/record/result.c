@@ -8,10 +8,12 @@
  * (requirements item 92).  Every other string (argv, -e, file names, the
  * policy name) is bytes from the caller: repaired to valid UTF-8 at the end,
  * and "strings_lossy" says when that replaced anything.  contrib/result.schema.json describes the output.
+ * Every key is the record's own: "files" and "artifact_truncation" come
+ * from files.c, out of the workspace diff the caller put in struct result.
  */
 #include "record/result.h"
-#include "workspace/artifacts.h"
 #include "base/utf8.h"
+#include "record/internal.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -341,6 +343,31 @@ static bool add_measurements(cJSON *o, const struct result *r)
 	       cJSON_AddBoolToObject(o, "output_truncated", r->output_truncated);
 }
 
+/* The compile stage's own record, minus what the outer record already says. */
+static cJSON *compile_json(const struct result *c)
+{
+	char *text = result_to_json(c);
+	cJSON *o = text ? cJSON_Parse(text) : NULL;
+
+	free(text);
+	if (!o)
+		return NULL;
+	cJSON_DeleteItemFromObject(o, "sbx_version");
+	cJSON_DeleteItemFromObject(o, "schema_version");
+	cJSON_DeleteItemFromObject(o, "isolation");
+	return o;
+}
+
+/* Compiled languages: "stage" and "compile"; then the workspace's keys. */
+static bool add_stages_and_files(cJSON *o, const struct result *r)
+{
+	if (r->stage && !cJSON_AddStringToObject(o, "stage", r->stage))
+		return false;
+	if (r->compile && !add(o, "compile", compile_json(r->compile)))
+		return false;
+	return record_add_files(o, r->files); /* files.c */
+}
+
 /* *S as valid UTF-8: replaced (and the old text freed) only when it is not. */
 static bool repair_text(char **s, bool *lossy)
 {
@@ -389,7 +416,7 @@ char *result_to_json(const struct result *r)
 	    cJSON_AddBoolToObject(o, "retryable", r->status == ST_SETUP_ERROR && r->retryable) &&
 	    (!r->capture || (add_captured(o, "stdout", "stdout_lossy", &r->out) &&
 			     add_captured(o, "stderr", "stderr_lossy", &r->err))) &&
-	    artifacts_add_to_record(o, r) && /* files, stage, compile: artifacts.c */
+	    add_stages_and_files(o, r) &&
 	    repair_strings(o->child, &lossy) &&
 	    cJSON_AddBoolToObject(o, "strings_lossy", lossy))
 		text = cJSON_PrintUnformatted(o);

@@ -11,7 +11,6 @@
  */
 #include "workspace/artifacts.h"
 
-#include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -23,7 +22,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "record/result.h"
 #include "workspace/workspace.h"
 
 /* ---- safe opens ----------------------------------------------------------- */
@@ -587,126 +585,4 @@ int art_copy_out(struct artifacts *a, int ws_dirfd, int out_dirfd,
 		failed++;
 	}
 	return failed;
-}
-
-/* ---- the record ---------------------------------------------------------------- */
-
-/* File names are bytes: result.c repairs them to UTF-8 (and says so). */
-static cJSON *path_string(const char *path)
-{
-	return cJSON_CreateString(path);
-}
-
-static const char *kind_name(mode_t m)
-{
-	return S_ISREG(m) ? "file" : S_ISLNK(m) ? "symlink" : S_ISFIFO(m) ? "fifo"
-	     : S_ISSOCK(m) ? "socket" : "device";
-}
-
-static const char *const change_names[] = { "created", "changed", "deleted" };
-
-static const char *const reason_names[ART_R_COUNT] = {
-	[ART_R_FILE_COUNT] = "file_count", [ART_R_DEPTH] = "depth",
-	[ART_R_PATH_LENGTH] = "path_length", [ART_R_UNREADABLE] = "unreadable",
-	[ART_R_PROBE_BUDGET] = "probe_budget", [ART_R_OUT_BUDGET] = "out_budget",
-	[ART_R_OUT_REFUSED] = "out_refused", [ART_R_OUT_FAILED] = "out_failed",
-};
-
-static bool add_item(cJSON *o, const char *key, cJSON *item)
-{
-	if (!item)
-		return false;
-	cJSON_AddItemToObject(o, key, item);
-	return true;
-}
-
-static cJSON *file_json(const struct art_file *f)
-{
-	cJSON *o = cJSON_CreateObject();
-	bool sized = f->change != ART_DELETED && S_ISREG(f->mode);
-
-	if (!o || !add_item(o, "path", path_string(f->path)) ||
-	    !add_item(o, "bytes", sized ? cJSON_CreateNumber((double)f->size)
-					: cJSON_CreateNull()) ||
-	    !cJSON_AddStringToObject(o, "change", change_names[f->change]) ||
-	    !cJSON_AddStringToObject(o, "kind", kind_name(f->mode))) {
-		cJSON_Delete(o);
-		return NULL;
-	}
-	return o;
-}
-
-static cJSON *files_json(const struct artifacts *a)
-{
-	cJSON *arr = cJSON_CreateArray();
-
-	for (size_t i = 0; arr && i < a->n; i++) {
-		cJSON *f = file_json(&a->v[i]);
-		if (!f) {
-			cJSON_Delete(arr);
-			return NULL;
-		}
-		cJSON_AddItemToArray(arr, f);
-	}
-	return arr;
-}
-
-static cJSON *truncation_json(const struct art_scan *s)
-{
-	cJSON *o = cJSON_CreateObject(), *reasons = cJSON_CreateObject();
-	cJSON *skipped = cJSON_CreateArray();
-	bool ok = o && reasons && skipped;
-
-	for (int i = 0; ok && i < ART_R_COUNT; i++)
-		ok = cJSON_AddNumberToObject(reasons, reason_names[i],
-					     (double)s->reasons[i]) != NULL;
-	for (size_t i = 0; ok && i < s->nskipped; i++) {
-		cJSON *p = path_string(s->skipped[i]);
-		ok = p != NULL;
-		if (ok)
-			cJSON_AddItemToArray(skipped, p);
-	}
-	if (!ok) {
-		cJSON_Delete(o);
-		cJSON_Delete(reasons);
-		cJSON_Delete(skipped);
-		return NULL;
-	}
-	cJSON_AddItemToObject(o, "reasons", reasons);
-	cJSON_AddNumberToObject(o, "skipped_count", (double)s->skipped_count);
-	cJSON_AddItemToObject(o, "skipped", skipped);
-	return o;
-}
-
-/* The compile stage's own record, minus what the outer record already says. */
-static cJSON *compile_json(const struct result *c)
-{
-	char *text = result_to_json(c);
-	cJSON *o = text ? cJSON_Parse(text) : NULL;
-
-	free(text);
-	if (!o)
-		return NULL;
-	cJSON_DeleteItemFromObject(o, "sbx_version");
-	cJSON_DeleteItemFromObject(o, "schema_version");
-	cJSON_DeleteItemFromObject(o, "isolation");
-	return o;
-}
-
-bool artifacts_add_to_record(cJSON *o, const struct result *r)
-{
-	const struct artifacts *a = r->files;
-
-	if (r->stage && !cJSON_AddStringToObject(o, "stage", r->stage))
-		return false;
-	if (r->compile && !add_item(o, "compile", compile_json(r->compile)))
-		return false;
-	if (!a)
-		return true;
-	if (!add_item(o, "files", files_json(a)))
-		return false;
-	/* -o adds its own skips to a complete scan's (empty) truncation */
-	if (a->complete && a->after.skipped_count == 0)
-		return true;
-	return add_item(o, "artifact_truncation", truncation_json(&a->after));
 }

@@ -18,9 +18,6 @@
 
 #include "base/err.h"
 
-struct cJSON;
-struct result;
-
 /* Bounds of one scan (requirements item 104). */
 #define ART_MAX_FILES 2000      /* entries recorded per scan */
 #define ART_MAX_DEPTH 32        /* directory levels below the workspace */
@@ -104,12 +101,6 @@ uint64_t art_out_budget(uint64_t file_size_mb);
  */
 int art_copy_out(struct artifacts *a, int ws_dirfd, int out_dirfd,
 		 const char *out_name, uint64_t budget);
-
-/*
- * Add "files", "artifact_truncation", "stage" and "compile" of R to the
- * record object O (called by result_to_json).  False only on out of memory.
- */
-bool artifacts_add_to_record(struct cJSON *o, const struct result *r);
 
 /* Open NAME beneath DIRFD without following any symlink (openat2). */
 int art_open_beneath(int dirfd, const char *name, int flags, mode_t mode);
