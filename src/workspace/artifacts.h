@@ -7,6 +7,8 @@
  * its "artifact_truncation" (requirements §1.14).  `-o DIR` copies the
  * created and changed regular files out.  Nothing here follows a link,
  * opens a FIFO, or leaves the workspace directory it is given.
+ * scan.c scans, diff.c compares, copyout.c copies out; the record's keys
+ * are built from these structures by src/record/files.c.
  */
 #ifndef SBX_ARTIFACTS_H
 #define SBX_ARTIFACTS_H
@@ -72,6 +74,10 @@ struct artifacts {
 int art_scan(int dirfd, struct art_scan *s, struct sbx_err *err);
 bool art_scan_complete(const struct art_scan *s);
 void art_scan_free(struct art_scan *s);
+
+/* Count PATH as not seen (the scan) or not copied (-o) for reason R;
+ * the first ART_MAX_SKIPPED paths are kept for the record. */
+void art_skip(struct art_scan *s, enum art_reason r, const char *path);
 
 /*
  * Compare BEFORE with a new scan of DIRFD.  Files the before-scan did not
