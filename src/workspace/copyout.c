@@ -10,6 +10,7 @@
  * artifact_truncation.
  */
 #include "workspace/artifacts.h"
+#include "workspace/internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,9 +20,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Run by root the program is host uid 65534 (spec §1), else the caller. */
 static uid_t jail_host_uid(void)
 {
-	return geteuid() == 0 ? 65534 : geteuid();
+	return geteuid() == 0 ? JAILED_ROOT_UID : geteuid();
 }
 
 uint64_t art_out_budget(uint64_t file_size_mb)
