@@ -108,7 +108,4 @@ uint64_t art_out_budget(uint64_t file_size_mb);
 int art_copy_out(struct artifacts *a, int ws_dirfd, int out_dirfd,
 		 const char *out_name, uint64_t budget);
 
-/* Open NAME beneath DIRFD without following any symlink (openat2). */
-int art_open_beneath(int dirfd, const char *name, int flags, mode_t mode);
-
 #endif

@@ -11,9 +11,11 @@
  */
 #include "workspace/artifacts.h"
 #include "workspace/internal.h"
+#include "base/path.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,34 +37,13 @@ uint64_t art_out_budget(uint64_t file_size_mb)
 	return (file_size_mb * ART_OUT_BUDGET_FILES) << 20;
 }
 
-/* Make the directories of PATH under OUT; returns the parent's fd. */
-static int make_parents(int out, const char *path, const char **leaf)
+/* Make the directories of PATH under OUT; the parent's fd, LEAF its name. */
+static int make_parents(int out, const char *path, char leaf[NAME_MAX + 1])
 {
-	const char *slash = strrchr(path, '/');
-	char *dirs;
-	int fd;
+	/* a symlink planted in DIR is refused, never followed */
+	struct path_walk w = { .flags = O_RDONLY, .mkdir = true };
 
-	*leaf = slash ? slash + 1 : path;
-	if (!slash)
-		return fcntl(out, F_DUPFD_CLOEXEC, 0);
-	if (!(dirs = strndup(path, (size_t)(slash - path))))
-		return -1;
-	fd = fcntl(out, F_DUPFD_CLOEXEC, 0);
-	for (char *comp = dirs, *next; fd >= 0 && comp; comp = next) {
-		int sub;
-
-		next = strchr(comp, '/');
-		if (next)
-			*next++ = '\0';
-		if (mkdirat(fd, comp, 0755) < 0 && errno != EEXIST)
-			sub = -1;
-		else /* a symlink planted in DIR is refused, never followed */
-			sub = art_open_beneath(fd, comp, O_RDONLY | O_DIRECTORY, 0);
-		close(fd);
-		fd = sub;
-	}
-	free(dirs);
-	return fd;
+	return path_walk(out, path, &w, leaf);
 }
 
 /* Bytes of data (not holes) in the first SIZE bytes of IN. */
@@ -190,13 +171,13 @@ enum copy_outcome { COPIED, COPY_FAILED, COPY_REFUSED, COPY_OVER_BUDGET };
 static enum copy_outcome copy_one(const struct art_file *f, int ws, int out,
 				  uint64_t *budget)
 {
-	const char *leaf;
+	char leaf[NAME_MAX + 1];
 	struct stat st;
 	uint64_t need;
 	int in, dir, rc = -1;
 
 	/* O_NONBLOCK: a FIFO swapped in for the file cannot hang sbx */
-	in = art_open_beneath(ws, f->path, O_RDONLY | O_NONBLOCK, 0);
+	in = path_open_beneath(ws, f->path, O_RDONLY | O_NONBLOCK, 0);
 	if (in < 0)
 		return COPY_FAILED;
 	/* checked on the opened file: a FIFO or device swapped in is no file */
@@ -216,7 +197,7 @@ static enum copy_outcome copy_one(const struct art_file *f, int ws, int out,
 		close(in);
 		return COPY_OVER_BUDGET;
 	}
-	dir = make_parents(out, f->path, &leaf);
+	dir = make_parents(out, f->path, leaf);
 	if (dir >= 0) {
 		rc = write_into(in, &st, dir, leaf);
 		close(dir);

@@ -4,71 +4,22 @@
  *
  * The scan only reads directories and lstat()s entries: it never opens a
  * file (a FIFO cannot block it), never follows a symlink (every directory
- * is opened by openat2 RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS, one component
- * at a time), and stops at the bounds of artifacts.h, counting what it
+ * is opened by path_open_beneath, base/path.h, one component at a time),
+ * and stops at the bounds of artifacts.h, counting what it
  * could not see per reason.  It runs only when every jail process is gone,
  * so the program cannot race it.
  */
 #include "workspace/artifacts.h"
+#include "base/path.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
-
-/* ---- safe opens ----------------------------------------------------------- */
-
-/* Fallback without openat2: one O_NOFOLLOW component at a time. */
-static int open_by_components(int dirfd, const char *name, int flags, mode_t mode)
-{
-	char *copy = strdup(name), *save = NULL, *comp, *next;
-	int cur = dirfd, fd = -1;
-
-	if (!copy)
-		return -1;
-	comp = strtok_r(copy, "/", &save);
-	while (comp) {
-		next = strtok_r(NULL, "/", &save);
-		/* ".." would climb out of the tree the caller named */
-		if (!strcmp(comp, "..")) {
-			errno = EXDEV;
-			fd = -1;
-			break;
-		}
-		fd = openat(cur, comp, next ? O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
-					    : flags | O_NOFOLLOW | O_CLOEXEC, mode);
-		if (cur != dirfd)
-			close(cur);
-		if (fd < 0 || !next)
-			break;
-		cur = fd;
-		comp = next;
-	}
-	free(copy);
-	return fd;
-}
-
-int art_open_beneath(int dirfd, const char *name, int flags, mode_t mode)
-{
-	/* BENEATH + NO_SYMLINKS: a link or ".." the program planted can never
-	 * lead a host-side open out of the workspace */
-	struct open_how how = {
-		.flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC),
-		.mode = (flags & O_CREAT) ? mode : 0,
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-	};
-	long fd = syscall(SYS_openat2, dirfd, name, &how, sizeof(how));
-
-	if (fd >= 0 || (errno != ENOSYS && errno != EPERM))
-		return (int)fd;
-	return open_by_components(dirfd, name, flags, mode);
-}
 
 static int64_t ts_ns(struct timespec t)
 {
@@ -138,7 +89,7 @@ static int visit(struct art_scan *s, int fd, struct walk_pos *w, const char *nam
 			rc = push_entry(s, w->path, &st);
 	} else if (w->depth + 1 > ART_MAX_DEPTH) {
 		art_skip(s, ART_R_DEPTH, w->path);
-	} else if ((child = art_open_beneath(fd, name, O_RDONLY | O_DIRECTORY, 0)) < 0) {
+	} else if ((child = path_open_beneath(fd, name, O_RDONLY | O_DIRECTORY, 0)) < 0) {
 		art_skip(s, ART_R_UNREADABLE, w->path);
 	} else {
 		w->depth++;

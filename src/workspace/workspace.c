@@ -8,6 +8,7 @@
  */
 #include "workspace/workspace.h"
 #include "workspace/internal.h"
+#include "base/path.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -47,9 +48,10 @@ static int check_ancestor(const struct stat *st, const char *path, struct sbx_er
 		       path, (unsigned)(st->st_mode & 07777), (unsigned)st->st_uid);
 }
 
-/* The directory FD (named PATH) may stand on TMPDIR's path. */
-static int check_step(int fd, const char *path, struct sbx_err *err)
+/* path_walk's check: the directory FD (named PATH) may stand on TMPDIR's path. */
+static int check_step(int fd, const char *path, void *arg)
 {
+	struct sbx_err *err = arg;
 	struct stat st;
 
 	if (fstat(fd, &st) < 0)
@@ -66,40 +68,28 @@ static int check_step(int fd, const char *path, struct sbx_err *err)
  */
 static int open_tmp_root(char path[PATH_MAX], struct sbx_err *err)
 {
-	char *real = realpath(tmp_root(), NULL), *save = NULL, *comp;
-	int fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct path_walk w = { .flags = O_RDONLY, .check = check_step, .arg = err,
+			       .walked = path, .walked_cap = PATH_MAX };
+	char *real = realpath(tmp_root(), NULL);
+	int root = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd;
 
-	if (!real || fd < 0) {
+	if (!real || root < 0) {
 		int e = errno;
 		free(real);
-		if (fd >= 0)
-			close(fd);
+		if (root >= 0)
+			close(root);
 		return err_set(err, ERR_SETUP, e, "TMPDIR %s: %s (set TMPDIR to a writable directory)",
 			       tmp_root(), strerror(e));
 	}
 	strcpy(path, "/");
-	for (comp = strtok_r(real, "/", &save); fd >= 0; comp = strtok_r(NULL, "/", &save)) {
-		int next;
-
-		if (check_step(fd, path, err) < 0) {
-			close(fd);
-			fd = -1;
-			break;
-		}
-		if (!comp)
-			break;
-		snprintf(path + strlen(path), PATH_MAX - strlen(path), "%s%s",
-			 path[1] ? "/" : "", comp);
-		next = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		close(fd);
-		fd = next;
-		if (fd < 0 && errno == ENOTDIR) /* a file, not a race: say so */
-			err_set(err, ERR_SETUP, errno, "TMPDIR %s: %s is not a directory "
-				"(set TMPDIR to a writable directory)", tmp_root(), path);
-		else if (fd < 0)
-			err_set(err, ERR_SETUP, errno, "TMPDIR %s: %s changed while being opened: %s",
-				tmp_root(), path, strerror(errno));
-	}
+	fd = path_walk(root, real, &w, NULL);
+	close(root);
+	if (fd < 0 && w.failed == PATH_FAIL_OPEN && errno == ENOTDIR) /* a file, not a race: say so */
+		err_set(err, ERR_SETUP, errno, "TMPDIR %s: %s is not a directory "
+			"(set TMPDIR to a writable directory)", tmp_root(), path);
+	else if (fd < 0 && w.failed != PATH_FAIL_CHECK)
+		err_set(err, ERR_SETUP, errno, "TMPDIR %s: %s changed while being opened: %s",
+			tmp_root(), path, strerror(errno));
 	free(real);
 	return fd;
 }
