@@ -29,21 +29,13 @@ static const char *const reason_names[ART_R_COUNT] = {
 	[ART_R_OUT_REFUSED] = "out_refused", [ART_R_OUT_FAILED] = "out_failed",
 };
 
-static bool add_item(cJSON *o, const char *key, cJSON *item)
-{
-	if (!item)
-		return false;
-	cJSON_AddItemToObject(o, key, item);
-	return true;
-}
-
 static cJSON *file_json(const struct art_file *f)
 {
 	cJSON *o = cJSON_CreateObject();
 	bool sized = f->change != ART_DELETED && S_ISREG(f->mode);
 
-	if (!o || !add_item(o, "path", cJSON_CreateString(f->path)) ||
-	    !add_item(o, "bytes", sized ? cJSON_CreateNumber((double)f->size)
+	if (!o || !record_add(o, "path", cJSON_CreateString(f->path)) ||
+	    !record_add(o, "bytes", sized ? cJSON_CreateNumber((double)f->size)
 					: cJSON_CreateNull()) ||
 	    !cJSON_AddStringToObject(o, "change", change_names[f->change]) ||
 	    !cJSON_AddStringToObject(o, "kind", kind_name(f->mode))) {
@@ -99,10 +91,10 @@ bool record_add_files(cJSON *o, const struct artifacts *a)
 {
 	if (!a)
 		return true; /* no scan: no "files" */
-	if (!add_item(o, "files", files_json(a)))
+	if (!record_add(o, "files", files_json(a)))
 		return false;
 	/* -o adds its own skips to a complete scan's (empty) truncation */
 	if (a->complete && a->after.skipped_count == 0)
 		return true;
-	return add_item(o, "artifact_truncation", truncation_json(&a->after));
+	return record_add(o, "artifact_truncation", truncation_json(&a->after));
 }

@@ -13,6 +13,10 @@
 struct cJSON;
 struct artifacts;
 
+/* Add ITEM to O as KEY; false (nothing added) when ITEM is NULL: out of
+ * memory while building it.  result.c. */
+bool record_add(struct cJSON *o, const char *key, struct cJSON *item);
+
 /* Add "files" and, when a scan was incomplete, "artifact_truncation" of A
  * to O.  False only on out of memory. */
 bool record_add_files(struct cJSON *o, const struct artifacts *a);
