@@ -2,7 +2,7 @@
  * mountpoint.c - the careful helpers mount.c builds the root with.
  *
  * A destination in the new root is created and opened by a walk that
- * never follows a symlink (mp_make), and every mount is moved onto that
+ * never follows a symlink (mp_make, with base/path.h), and every mount is moved onto that
  * O_PATH fd (mp_attach: move_mount with MOVE_MOUNT_T_EMPTY_PATH), so no
  * path is resolved twice: a writer of a read-write bound directory cannot
  * swap a component between the check and the mount.  Sources are cloned
@@ -10,35 +10,14 @@
  * with the new mount API (Linux 5.2, mount_setattr 5.12).
  */
 #include "jail/internal.h"
+#include "base/path.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdio.h>
-#include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* Next path component of *P into BUF; 0 at the end, -1 for "..". */
-static int next_component(const char **p, char *buf, size_t len)
-{
-	const char *s = *p, *e;
-
-	while (*s == '/' || (s[0] == '.' && (s[1] == '/' || s[1] == '\0')))
-		s++;
-	if (*s == '\0')
-		return 0;
-	e = strchr(s, '/');
-	if (!e)
-		e = s + strlen(s);
-	if ((size_t)(e - s) >= len || (e - s == 2 && s[0] == '.' && s[1] == '.'))
-		return -1;
-	memcpy(buf, s, e - s);
-	buf[e - s] = '\0';
-	*p = e;
-	return 1;
-}
 
 /*
  * Open the parent directory of DST inside the new root, creating missing
@@ -46,33 +25,17 @@ static int next_component(const char **p, char *buf, size_t len)
  * through one (made by an earlier SYMLINK entry, or found in a bound
  * host directory) is refused, so no mount can land outside the root.
  */
-static int open_parent(int root_fd, const char *dst, char *leaf, size_t len)
+static int open_parent(int root_fd, const char *dst, char leaf[NAME_MAX + 1])
 {
-	char comp[NAME_MAX + 1];
-	const char *p = dst;
-	int dir = dup(root_fd), rc;
+	struct path_walk w = { .flags = O_PATH, .mkdir = true };
+	int dir = path_walk(root_fd, dst, &w, leaf);
 
-	leaf[0] = '\0';
-	while (dir >= 0 && (rc = next_component(&p, comp, sizeof(comp))) > 0) {
-		int next;
-
-		if (next_component(&(const char *){ p }, leaf, len) == 0) {
-			snprintf(leaf, len, "%s", comp);
-			return dir;
-		}
-		if (mkdirat(dir, comp, 0755) < 0 && errno != EEXIST)
-			break;
-		next = openat(dir, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (next < 0 && (errno == ENOTDIR || errno == ELOOP))
-			errno = ELOOP;
-		close(dir);
-		dir = next;
-	}
-	if (dir >= 0) {
-		close(dir);
-		errno = EINVAL; /* "/" itself, "..", or an over-long name */
-	}
-	return -1;
+	/* O_PATH|O_NOFOLLOW opens a symlink itself: O_DIRECTORY says ENOTDIR */
+	if (dir < 0 && w.failed == PATH_FAIL_OPEN && (errno == ENOTDIR || errno == ELOOP))
+		errno = ELOOP;
+	else if (dir < 0 && w.failed != PATH_FAIL_OPEN)
+		errno = EINVAL; /* "/" itself, "..", an over-long name, or mkdir */
+	return dir;
 }
 
 /* Create LEAF in DIR if missing; 0 or -1 (EEXIST is fine). */
@@ -109,7 +72,7 @@ int mp_open_leaf(int dir, const char *leaf, enum leaf_kind kind)
 int mp_make(int root_fd, const char *dst, enum leaf_kind kind, const char *link_target)
 {
 	char leaf[NAME_MAX + 1];
-	int dir = open_parent(root_fd, dst, leaf, sizeof(leaf));
+	int dir = open_parent(root_fd, dst, leaf);
 	int fd, e;
 
 	if (dir < 0)

@@ -8,10 +8,12 @@
  * (requirements item 92).  Every other string (argv, -e, file names, the
  * policy name) is bytes from the caller: repaired to valid UTF-8 at the end,
  * and "strings_lossy" says when that replaced anything.  contrib/result.schema.json describes the output.
+ * Every key is the record's own: "files" and "artifact_truncation" come
+ * from files.c, out of the workspace diff the caller put in struct result.
  */
 #include "record/result.h"
-#include "workspace/artifacts.h"
 #include "base/utf8.h"
+#include "record/internal.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -161,7 +163,7 @@ static cJSON *limit_value(uint64_t v)
 	return cJSON_CreateNumber((double)v);
 }
 
-static bool add(cJSON *obj, const char *key, cJSON *item)
+bool record_add(cJSON *obj, const char *key, cJSON *item)
 {
 	if (!item)
 		return false;
@@ -178,8 +180,8 @@ static cJSON *clamped_json(const struct policy *p)
 		cJSON *o = cJSON_CreateObject();
 		if (!o || (unsigned)c->id >= LIM_COUNT ||
 		    !cJSON_AddStringToObject(o, "limit", limit_names[c->id]) ||
-		    !add(o, "requested", limit_value(c->requested)) ||
-		    !add(o, "effective", limit_value(c->effective))) {
+		    !record_add(o, "requested", limit_value(c->requested)) ||
+		    !record_add(o, "effective", limit_value(c->effective))) {
 			cJSON_Delete(o);
 			cJSON_Delete(arr);
 			return NULL;
@@ -214,13 +216,13 @@ static cJSON *limits_json(const struct result *r)
 		return cJSON_CreateNull();
 	o = cJSON_CreateObject();
 	for (int id = 0; o && id < LIM_COUNT; id++) {
-		if (!add(o, limit_names[id], limit_value(policy_limit(p, id)))) {
+		if (!record_add(o, limit_names[id], limit_value(policy_limit(p, id)))) {
 			cJSON_Delete(o);
 			return NULL;
 		}
 	}
-	if (o && (!add(o, "clamped", clamped_json(p)) ||
-		  !add(o, "enforced_by", enforced_json(r)))) {
+	if (o && (!record_add(o, "clamped", clamped_json(p)) ||
+		  !record_add(o, "enforced_by", enforced_json(r)))) {
 		cJSON_Delete(o);
 		return NULL;
 	}
@@ -258,14 +260,14 @@ static cJSON *isolation_json(const struct result *r)
 	if (!p)
 		return cJSON_CreateNull();
 	o = cJSON_CreateObject();
-	if (!o || !add(o, "namespaces", namespaces_json(p)) ||
+	if (!o || !record_add(o, "namespaces", namespaces_json(p)) ||
 	    !cJSON_AddNumberToObject(o, "uid", p->uid) ||
 	    !cJSON_AddNumberToObject(o, "gid", p->gid) ||
 	    !cJSON_AddTrueToObject(o, "seccomp") ||
 	    !cJSON_AddBoolToObject(o, "cgroup", r->cgroup) ||
 	    !cJSON_AddStringToObject(o, "network", network_name(p->network)) ||
-	    !add(o, "hostname", p->hostname ? cJSON_CreateString(p->hostname)
-					     : cJSON_CreateNull())) {
+	    !record_add(o, "hostname", p->hostname ? cJSON_CreateString(p->hostname)
+						    : cJSON_CreateNull())) {
 		cJSON_Delete(o);
 		return NULL;
 	}
@@ -300,7 +302,7 @@ static bool add_captured(cJSON *o, const char *key, const char *lossy_key,
 		return false;
 	raw = cJSON_CreateRaw(quoted);
 	free(quoted);
-	return add(o, key, raw) && cJSON_AddBoolToObject(o, lossy_key, c->lossy);
+	return record_add(o, key, raw) && cJSON_AddBoolToObject(o, lossy_key, c->lossy);
 }
 
 static bool add_outcome(cJSON *o, const struct result *r)
@@ -311,11 +313,12 @@ static bool add_outcome(cJSON *o, const struct result *r)
 	    !cJSON_AddNumberToObject(o, "schema_version", SCHEMA_VERSION) ||
 	    !cJSON_AddStringToObject(o, "status", run_status_name(r->status)))
 		return false;
-	if (!add(o, "exit_code", r->has_exit_code ? cJSON_CreateNumber(r->exit_code)
-						  : cJSON_CreateNull()))
+	if (!record_add(o, "exit_code", r->has_exit_code ? cJSON_CreateNumber(r->exit_code)
+							 : cJSON_CreateNull()))
 		return false;
 	result_signal_name(r->term_signal, sig, sizeof(sig));
-	if (!add(o, "signal", r->term_signal > 0 ? cJSON_CreateString(sig) : cJSON_CreateNull()))
+	if (!record_add(o, "signal", r->term_signal > 0 ? cJSON_CreateString(sig)
+							: cJSON_CreateNull()))
 		return false;
 	return cJSON_AddBoolToObject(o, "core_dumped", r->core_dumped) &&
 	       cJSON_AddStringToObject(o, "message", r->message);
@@ -328,17 +331,43 @@ static bool add_measurements(cJSON *o, const struct result *r)
 
 	/* the name is inherited through include: only the source shows a
 	 * planted ~/.config/sbx/default.policy for what it is (issue 11) */
-	return add(o, "command", command_json(r->command)) &&
-	       add(o, "policy", name ? cJSON_CreateString(name) : cJSON_CreateNull()) &&
-	       add(o, "policy_source", source ? cJSON_CreateString(source) : cJSON_CreateNull()) &&
-	       add(o, "wall_ms", measurement(r->wall_ms)) &&
-	       add(o, "cpu_user_ms", measurement(r->cpu_user_ms)) &&
-	       add(o, "cpu_sys_ms", measurement(r->cpu_sys_ms)) &&
-	       add(o, "max_rss_kib", r->max_rss_kib < 0 ? cJSON_CreateNull()
-							: cJSON_CreateNumber((double)r->max_rss_kib)) &&
+	return record_add(o, "command", command_json(r->command)) &&
+	       record_add(o, "policy", name ? cJSON_CreateString(name) : cJSON_CreateNull()) &&
+	       record_add(o, "policy_source", source ? cJSON_CreateString(source)
+						     : cJSON_CreateNull()) &&
+	       record_add(o, "wall_ms", measurement(r->wall_ms)) &&
+	       record_add(o, "cpu_user_ms", measurement(r->cpu_user_ms)) &&
+	       record_add(o, "cpu_sys_ms", measurement(r->cpu_sys_ms)) &&
+	       record_add(o, "max_rss_kib", r->max_rss_kib < 0 ? cJSON_CreateNull()
+						: cJSON_CreateNumber((double)r->max_rss_kib)) &&
 	       cJSON_AddNumberToObject(o, "stdout_bytes", (double)r->stdout_bytes) &&
 	       cJSON_AddNumberToObject(o, "stderr_bytes", (double)r->stderr_bytes) &&
 	       cJSON_AddBoolToObject(o, "output_truncated", r->output_truncated);
+}
+
+/* The compile stage's own record, minus what the outer record already says. */
+static cJSON *compile_json(const struct result *c)
+{
+	char *text = result_to_json(c);
+	cJSON *o = text ? cJSON_Parse(text) : NULL;
+
+	free(text);
+	if (!o)
+		return NULL;
+	cJSON_DeleteItemFromObject(o, "sbx_version");
+	cJSON_DeleteItemFromObject(o, "schema_version");
+	cJSON_DeleteItemFromObject(o, "isolation");
+	return o;
+}
+
+/* Compiled languages: "stage" and "compile"; then the workspace's keys. */
+static bool add_stages_and_files(cJSON *o, const struct result *r)
+{
+	if (r->stage && !cJSON_AddStringToObject(o, "stage", r->stage))
+		return false;
+	if (r->compile && !record_add(o, "compile", compile_json(r->compile)))
+		return false;
+	return record_add_files(o, r->files); /* files.c */
 }
 
 /* *S as valid UTF-8: replaced (and the old text freed) only when it is not. */
@@ -385,11 +414,12 @@ char *result_to_json(const struct result *r)
 	bool lossy = false;
 
 	if (o && add_outcome(o, r) && add_measurements(o, r) &&
-	    add(o, "limits", limits_json(r)) && add(o, "isolation", isolation_json(r)) &&
+	    record_add(o, "limits", limits_json(r)) &&
+	    record_add(o, "isolation", isolation_json(r)) &&
 	    cJSON_AddBoolToObject(o, "retryable", r->status == ST_SETUP_ERROR && r->retryable) &&
 	    (!r->capture || (add_captured(o, "stdout", "stdout_lossy", &r->out) &&
 			     add_captured(o, "stderr", "stderr_lossy", &r->err))) &&
-	    artifacts_add_to_record(o, r) && /* files, stage, compile: artifacts.c */
+	    add_stages_and_files(o, r) &&
 	    repair_strings(o->child, &lossy) &&
 	    cJSON_AddBoolToObject(o, "strings_lossy", lossy))
 		text = cJSON_PrintUnformatted(o);

@@ -70,7 +70,8 @@ struct result {
 
 	int exit_status;         /* what `sbx run` exits with (spec §3) */
 
-	/* languages and workspaces (src/cmd/run.c, src/workspace/artifacts.c); the owner frees */
+	/* languages and workspaces, set by src/cmd/run.c (the owner frees);
+	 * the record only reads them (record/files.c) */
 	struct artifacts *files; /* NULL = no scan: no "files" in the record */
 	struct result *compile;  /* compiled languages: the compile stage */
 	const char *stage;       /* "compile" / "run" for compiled languages */

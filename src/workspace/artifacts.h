@@ -7,6 +7,8 @@
  * its "artifact_truncation" (requirements §1.14).  `-o DIR` copies the
  * created and changed regular files out.  Nothing here follows a link,
  * opens a FIFO, or leaves the workspace directory it is given.
+ * scan.c scans, diff.c compares, copyout.c copies out; the record's keys
+ * are built from these structures by src/record/files.c.
  */
 #ifndef SBX_ARTIFACTS_H
 #define SBX_ARTIFACTS_H
@@ -17,9 +19,6 @@
 #include <sys/types.h>
 
 #include "base/err.h"
-
-struct cJSON;
-struct result;
 
 /* Bounds of one scan (requirements item 104). */
 #define ART_MAX_FILES 2000      /* entries recorded per scan */
@@ -76,6 +75,10 @@ int art_scan(int dirfd, struct art_scan *s, struct sbx_err *err);
 bool art_scan_complete(const struct art_scan *s);
 void art_scan_free(struct art_scan *s);
 
+/* Count PATH as not seen (the scan) or not copied (-o) for reason R;
+ * the first ART_MAX_SKIPPED paths are kept for the record. */
+void art_skip(struct art_scan *s, enum art_reason r, const char *path);
+
 /*
  * Compare BEFORE with a new scan of DIRFD.  Files the before-scan did not
  * see are "created" only when their ctime is at or after SINCE_NS (the run
@@ -104,14 +107,5 @@ uint64_t art_out_budget(uint64_t file_size_mb);
  */
 int art_copy_out(struct artifacts *a, int ws_dirfd, int out_dirfd,
 		 const char *out_name, uint64_t budget);
-
-/*
- * Add "files", "artifact_truncation", "stage" and "compile" of R to the
- * record object O (called by result_to_json).  False only on out of memory.
- */
-bool artifacts_add_to_record(struct cJSON *o, const struct result *r);
-
-/* Open NAME beneath DIRFD without following any symlink (openat2). */
-int art_open_beneath(int dirfd, const char *name, int flags, mode_t mode);
 
 #endif

@@ -1,12 +1,14 @@
 /*
- * workspace.c - make, fill and remove the run's workspace; see workspace.h.
+ * workspace.c - make and fill the run's workspace; see workspace.h.
  *
- * Removal walks the tree with openat/unlinkat only, one directory fd at a
- * time (so a 100,000-deep tree cannot exhaust fds or the stack): it climbs
- * back with "..", and checks that ".." is the directory it came from, so a
- * rename during removal can never lead it out of the workspace.
+ * A disposable workspace is made by fd beneath TMPDIR, which is opened
+ * from "/" one checked component at a time; a persistent one (-w) is
+ * adopted and locked.  Copy-in goes by descriptor.  Removal, and the
+ * reclaiming of what a crashed run left, walk the tree in remove.c.
  */
 #include "workspace/workspace.h"
+#include "workspace/internal.h"
+#include "base/path.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -19,14 +21,6 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* Run by root, the jailed program is host uid/gid 65534 (spec §1). */
-#define JAILED_ROOT_UID 65534
-#define JAILED_ROOT_GID 65534
-/* Bounds the removal walk (entries + directory visits). */
-#define REMOVE_BUDGET 50000000UL
-
-static int remove_contents(int rootfd);
 
 static const char *tmp_root(void)
 {
@@ -54,9 +48,10 @@ static int check_ancestor(const struct stat *st, const char *path, struct sbx_er
 		       path, (unsigned)(st->st_mode & 07777), (unsigned)st->st_uid);
 }
 
-/* The directory FD (named PATH) may stand on TMPDIR's path. */
-static int check_step(int fd, const char *path, struct sbx_err *err)
+/* path_walk's check: the directory FD (named PATH) may stand on TMPDIR's path. */
+static int check_step(int fd, const char *path, void *arg)
 {
+	struct sbx_err *err = arg;
 	struct stat st;
 
 	if (fstat(fd, &st) < 0)
@@ -73,40 +68,28 @@ static int check_step(int fd, const char *path, struct sbx_err *err)
  */
 static int open_tmp_root(char path[PATH_MAX], struct sbx_err *err)
 {
-	char *real = realpath(tmp_root(), NULL), *save = NULL, *comp;
-	int fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct path_walk w = { .flags = O_RDONLY, .check = check_step, .arg = err,
+			       .walked = path, .walked_cap = PATH_MAX };
+	char *real = realpath(tmp_root(), NULL);
+	int root = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd;
 
-	if (!real || fd < 0) {
+	if (!real || root < 0) {
 		int e = errno;
 		free(real);
-		if (fd >= 0)
-			close(fd);
+		if (root >= 0)
+			close(root);
 		return err_set(err, ERR_SETUP, e, "TMPDIR %s: %s (set TMPDIR to a writable directory)",
 			       tmp_root(), strerror(e));
 	}
 	strcpy(path, "/");
-	for (comp = strtok_r(real, "/", &save); fd >= 0; comp = strtok_r(NULL, "/", &save)) {
-		int next;
-
-		if (check_step(fd, path, err) < 0) {
-			close(fd);
-			fd = -1;
-			break;
-		}
-		if (!comp)
-			break;
-		snprintf(path + strlen(path), PATH_MAX - strlen(path), "%s%s",
-			 path[1] ? "/" : "", comp);
-		next = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		close(fd);
-		fd = next;
-		if (fd < 0 && errno == ENOTDIR) /* a file, not a race: say so */
-			err_set(err, ERR_SETUP, errno, "TMPDIR %s: %s is not a directory "
-				"(set TMPDIR to a writable directory)", tmp_root(), path);
-		else if (fd < 0)
-			err_set(err, ERR_SETUP, errno, "TMPDIR %s: %s changed while being opened: %s",
-				tmp_root(), path, strerror(errno));
-	}
+	fd = path_walk(root, real, &w, NULL);
+	close(root);
+	if (fd < 0 && w.failed == PATH_FAIL_OPEN && errno == ENOTDIR) /* a file, not a race: say so */
+		err_set(err, ERR_SETUP, errno, "TMPDIR %s: %s is not a directory "
+			"(set TMPDIR to a writable directory)", tmp_root(), path);
+	else if (fd < 0 && w.failed != PATH_FAIL_CHECK)
+		err_set(err, ERR_SETUP, errno, "TMPDIR %s: %s changed while being opened: %s",
+			tmp_root(), path, strerror(errno));
 	free(real);
 	return fd;
 }
@@ -192,7 +175,7 @@ static void reclaim_stale(int parent_fd)
 				O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (ws < 0)
 			continue;
-		if (flock(ws, LOCK_EX | LOCK_NB) == 0 && remove_contents(ws) == 0)
+		if (flock(ws, LOCK_EX | LOCK_NB) == 0 && ws_remove_contents(ws) == 0)
 			(void)unlinkat(parent_fd, e->d_name, AT_REMOVEDIR);
 		close(ws);
 	}
@@ -490,203 +473,4 @@ int workspace_remove_file(const struct workspace *ws, const char *name,
 	return err_set(err, ERR_CONFIG, errno,
 		       "%s/%s is in the way of the build output: %s (remove it)",
 		       ws->host_path, name, strerror(errno));
-}
-
-/* ---- removal ---------------------------------------------------------- */
-
-struct dir_id {
-	dev_t dev;
-	ino_t ino;
-};
-
-struct walk {
-	struct dir_id *stack; /* identities of the directories above cur */
-	size_t depth, cap;
-	int cur;
-	unsigned long budget;
-};
-
-/* Open directory NAME in DIRFD, never through a symlink. */
-static int open_child(int dirfd, const char *name)
-{
-	int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
-	int fd = openat(dirfd, name, flags);
-
-	/* a directory the program made mode 000: make it ours to empty; the
-	 * NOFOLLOW chmod cannot touch a symlink's target */
-	if (fd < 0 && errno == EACCES &&
-	    fchmodat(dirfd, name, 0700, AT_SYMLINK_NOFOLLOW) == 0)
-		fd = openat(dirfd, name, flags);
-	return fd;
-}
-
-static bool is_dir_entry(int dirfd, const struct dirent *e)
-{
-	struct stat st;
-
-	if (e->d_type != DT_UNKNOWN)
-		return e->d_type == DT_DIR;
-	return fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	       S_ISDIR(st.st_mode);
-}
-
-/*
- * Remove what can be removed in W->cur.  Returns 0 when it is empty, 1 with
- * *child open on a non-empty subdirectory to descend into, -1 on error.
- */
-static int empty_dir(struct walk *w, int *child)
-{
-	int fd = fcntl(w->cur, F_DUPFD_CLOEXEC, 0);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	struct dirent *e;
-	int rc = 0;
-
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	rewinddir(d); /* the dup shares the offset of an earlier scan */
-	(void)fchmod(w->cur, 0700); /* a 0555 directory would refuse unlink */
-	while (rc == 0 && (e = readdir(d))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		if (w->budget-- == 0) {
-			errno = EMLINK;
-			rc = -1;
-		} else if (!is_dir_entry(w->cur, e)) {
-			rc = unlinkat(w->cur, e->d_name, 0);
-		} else if (unlinkat(w->cur, e->d_name, AT_REMOVEDIR) < 0) {
-			if (errno != ENOTEMPTY && errno != EEXIST && errno != EACCES)
-				rc = -1;
-			else if ((*child = open_child(w->cur, e->d_name)) < 0)
-				rc = -1;
-			else
-				rc = 1;
-		}
-	}
-	closedir(d);
-	return rc;
-}
-
-static int push_identity(struct walk *w, int fd)
-{
-	struct stat st;
-
-	if (fstat(fd, &st) < 0)
-		return -1;
-	if (w->depth == w->cap) {
-		size_t cap = w->cap ? w->cap * 2 : 64;
-		struct dir_id *s = realloc(w->stack, cap * sizeof(*s));
-		if (!s) {
-			errno = ENOMEM;
-			return -1;
-		}
-		w->stack = s;
-		w->cap = cap;
-	}
-	w->stack[w->depth++] = (struct dir_id){ st.st_dev, st.st_ino };
-	return 0;
-}
-
-/* Back to the parent; it must be the directory we came from. */
-static int climb(struct walk *w)
-{
-	int parent = openat(w->cur, "..", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	struct dir_id want = w->stack[w->depth - 2];
-	struct stat st;
-
-	/* a rename during removal must not lead the walk out of the tree */
-	if (parent < 0 || fstat(parent, &st) < 0 || st.st_dev != want.dev ||
-	    st.st_ino != want.ino) {
-		if (parent >= 0)
-			close(parent);
-		errno = parent < 0 ? errno : ESTALE;
-		return -1;
-	}
-	close(w->cur);
-	w->cur = parent;
-	w->depth--;
-	return 0;
-}
-
-static int remove_contents(int rootfd)
-{
-	struct walk w = { .cur = fcntl(rootfd, F_DUPFD_CLOEXEC, 0),
-			  .budget = REMOVE_BUDGET };
-	int rc = w.cur < 0 ? -1 : push_identity(&w, w.cur);
-
-	while (rc == 0) {
-		int child = -1, r = empty_dir(&w, &child);
-
-		if (r < 0 || (r == 1 && push_identity(&w, child) < 0)) {
-			if (child >= 0)
-				close(child);
-			rc = -1;
-		} else if (r == 1) {
-			close(w.cur);
-			w.cur = child;
-		} else if (w.depth == 1) {
-			break; /* the root is empty */
-		} else if (climb(&w) < 0) {
-			rc = -1;
-		}
-	}
-	if (w.cur >= 0)
-		close(w.cur);
-	free(w.stack);
-	return rc;
-}
-
-/* Whether NAME in DIRFD is still the directory open as FD. */
-static bool still_named(int dirfd, const char *name, int fd)
-{
-	struct stat a, b;
-
-	return fstatat(dirfd, name, &a, AT_SYMLINK_NOFOLLOW) == 0 && fstat(fd, &b) == 0 &&
-	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
-}
-
-/* Remove the disposable workspace and, when empty, sbx-UID: by fd only. */
-static int remove_disposable(struct workspace *ws)
-{
-	const char *slash = ws->host_path ? strrchr(ws->host_path, '/') : NULL;
-	const char *name = slash ? slash + 1 : NULL;
-	char parent_name[32];
-	int rc = 0;
-
-	/* the name is checked to be our directory before it goes: unlinkat on
-	 * a name another process swapped would remove something else */
-	if (ws->dirfd >= 0 && (remove_contents(ws->dirfd) < 0 ||
-			       (name && still_named(ws->parent_fd, name, ws->dirfd) &&
-				unlinkat(ws->parent_fd, name, AT_REMOVEDIR) < 0)))
-		rc = -1;
-	else if (ws->dirfd < 0 && name)
-		(void)unlinkat(ws->parent_fd, name, AT_REMOVEDIR); /* made, never opened */
-	/* the per-user parent goes when empty: $TMPDIR is left as found */
-	snprintf(parent_name, sizeof(parent_name), "sbx-%u", (unsigned)geteuid());
-	if (still_named(ws->tmp_fd, parent_name, ws->parent_fd))
-		(void)unlinkat(ws->tmp_fd, parent_name, AT_REMOVEDIR);
-	return rc;
-}
-
-int workspace_close(struct workspace *ws, struct sbx_err *err)
-{
-	int rc = 0;
-
-	if (ws->disposable) {
-		if (remove_disposable(ws) < 0)
-			rc = err_set(err, ERR_SETUP, errno,
-				     "could not remove the workspace %s: %s (remove it by hand)",
-				     ws->host_path ? ws->host_path : "?", strerror(errno));
-		close(ws->parent_fd);
-		close(ws->tmp_fd);
-	}
-	if (ws->dirfd >= 0)
-		close(ws->dirfd);
-	free(ws->host_path);
-	ws->dirfd = ws->parent_fd = ws->tmp_fd = -1;
-	ws->disposable = false;
-	ws->host_path = NULL;
-	return rc;
 }

@@ -1,0 +1,24 @@
+/*
+ * internal.h - what the files of src/record share and nobody else needs.
+ *
+ * result.c builds the record; files.c adds the keys that describe the
+ * workspace ("files", "artifact_truncation") from the diff the caller
+ * (src/cmd/run.c) took and handed over in struct result.
+ */
+#ifndef SBX_RECORD_INTERNAL_H
+#define SBX_RECORD_INTERNAL_H
+
+#include <stdbool.h>
+
+struct cJSON;
+struct artifacts;
+
+/* Add ITEM to O as KEY; false (nothing added) when ITEM is NULL: out of
+ * memory while building it.  result.c. */
+bool record_add(struct cJSON *o, const char *key, struct cJSON *item);
+
+/* Add "files" and, when a scan was incomplete, "artifact_truncation" of A
+ * to O.  False only on out of memory. */
+bool record_add_files(struct cJSON *o, const struct artifacts *a);
+
+#endif

@@ -1,0 +1,257 @@
+/*
+ * copyout.c - `-o DIR`: the created and changed regular files of the run,
+ * copied out of the workspace; see artifacts.h.
+ *
+ * Each file is opened beneath the workspace without following a link and
+ * checked on its fd (a regular file, the program's own), then written to
+ * DIR through a fresh temporary file renamed into place, holes left as
+ * holes, within one budget of data bytes for the whole copy.  What is not
+ * copied is named on stderr and counted in the record's
+ * artifact_truncation.
+ */
+#include "workspace/artifacts.h"
+#include "workspace/internal.h"
+#include "base/path.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Run by root the program is host uid 65534 (spec §1), else the caller. */
+static uid_t jail_host_uid(void)
+{
+	return geteuid() == 0 ? JAILED_ROOT_UID : geteuid();
+}
+
+uint64_t art_out_budget(uint64_t file_size_mb)
+{
+	uint64_t max_mb = ART_OUT_BUDGET_MAX >> 20;
+
+	if (file_size_mb == 0 || file_size_mb >= max_mb / ART_OUT_BUDGET_FILES)
+		return ART_OUT_BUDGET_MAX; /* not set, unlimited, or that large */
+	return (file_size_mb * ART_OUT_BUDGET_FILES) << 20;
+}
+
+/* Make the directories of PATH under OUT; the parent's fd, LEAF its name. */
+static int make_parents(int out, const char *path, char leaf[NAME_MAX + 1])
+{
+	/* a symlink planted in DIR is refused, never followed */
+	struct path_walk w = { .flags = O_RDONLY, .mkdir = true };
+
+	return path_walk(out, path, &w, leaf);
+}
+
+/* Bytes of data (not holes) in the first SIZE bytes of IN. */
+static uint64_t data_bytes(int in, uint64_t size)
+{
+	uint64_t total = 0;
+	off_t pos = 0, data, hole;
+
+	while ((uint64_t)pos < size) {
+		data = lseek(in, pos, SEEK_DATA);
+		if (data < 0)
+			return errno == ENXIO ? total : size; /* no SEEK_DATA: all data */
+		if ((uint64_t)data >= size)
+			break;
+		hole = lseek(in, data, SEEK_HOLE);
+		if (hole < 0 || (uint64_t)hole > size)
+			hole = (off_t)size;
+		total += (uint64_t)(hole - data);
+		pos = hole;
+	}
+	return total;
+}
+
+/* Copy LEN bytes at OFF from IN to OUT (pread/pwrite: offsets stay ours). */
+static int copy_range(int in, int out, off_t off, uint64_t len)
+{
+	char buf[65536];
+
+	while (len > 0) {
+		size_t want = len < sizeof(buf) ? (size_t)len : sizeof(buf);
+		ssize_t n = pread(in, buf, want, off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -1 : 0; /* shrank meanwhile: keep what was there */
+		for (ssize_t done = 0; done < n;) {
+			ssize_t w = pwrite(out, buf + done, (size_t)(n - done), off + done);
+			if (w < 0 && errno != EINTR)
+				return -1;
+			if (w > 0)
+				done += w;
+		}
+		off += n;
+		len -= (uint64_t)n;
+	}
+	return 0;
+}
+
+/*
+ * Copy the first SIZE bytes of IN (the size fstat saw: a file a host
+ * process keeps growing cannot make the copy endless) with its holes left
+ * as holes: three `truncate -s 60M` files must not become 180 MiB on the
+ * host (issue 11 item 4).
+ */
+static int copy_sparse(int in, int out, uint64_t size)
+{
+	off_t pos = 0, data, hole;
+
+	while ((uint64_t)pos < size) {
+		data = lseek(in, pos, SEEK_DATA);
+		if (data < 0 && errno == ENXIO)
+			break; /* only a hole is left */
+		if (data < 0) /* no SEEK_DATA here: copy it all */
+			return copy_range(in, out, pos, size - (uint64_t)pos) < 0 ||
+			       ftruncate(out, (off_t)size) < 0 ? -1 : 0;
+		if ((uint64_t)data >= size)
+			break;
+		hole = lseek(in, data, SEEK_HOLE);
+		if (hole < 0 || (uint64_t)hole > size)
+			hole = (off_t)size;
+		if (copy_range(in, out, data, (uint64_t)(hole - data)) < 0)
+			return -1;
+		pos = hole;
+	}
+	return ftruncate(out, (off_t)size);
+}
+
+/* Create a fresh temporary file in DIR (O_EXCL: no name planted there is used). */
+static int open_temp(int dir, char *name, size_t cap, mode_t mode)
+{
+	static unsigned long seq;
+
+	for (int attempt = 0; attempt < 100; attempt++) {
+		int fd;
+
+		snprintf(name, cap, ".sbx-out-%ld-%lu", (long)getpid(), seq++);
+		fd = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    mode);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	errno = EEXIST;
+	return -1;
+}
+
+/*
+ * Write IN's data to LEAF in DIR through a temporary file renamed over
+ * it: a symlink or a hard link already in DIR under LEAF (to /etc/passwd,
+ * say) is replaced as a name, never written through.
+ */
+static int write_into(int in, const struct stat *st, int dir, const char *leaf)
+{
+	char tmp[64];
+	int dst = open_temp(dir, tmp, sizeof(tmp), (st->st_mode & 0755) | 0600);
+	int rc;
+
+	if (dst < 0)
+		return -1;
+	rc = copy_sparse(in, dst, (uint64_t)st->st_size);
+	if (close(dst) < 0)
+		rc = -1;
+	if (rc == 0)
+		rc = renameat(dir, tmp, dir, leaf);
+	if (rc < 0) {
+		int e = errno;
+		(void)unlinkat(dir, tmp, 0);
+		errno = e;
+	}
+	return rc;
+}
+
+enum copy_outcome { COPIED, COPY_FAILED, COPY_REFUSED, COPY_OVER_BUDGET };
+
+static enum copy_outcome copy_one(const struct art_file *f, int ws, int out,
+				  uint64_t *budget)
+{
+	char leaf[NAME_MAX + 1];
+	struct stat st;
+	uint64_t need;
+	int in, dir, rc = -1;
+
+	/* O_NONBLOCK: a FIFO swapped in for the file cannot hang sbx */
+	in = path_open_beneath(ws, f->path, O_RDONLY | O_NONBLOCK, 0);
+	if (in < 0)
+		return COPY_FAILED;
+	/* checked on the opened file: a FIFO or device swapped in is no file */
+	if (fstat(in, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(in);
+		return COPY_REFUSED;
+	}
+	/* a hard link to a file outside (a -w workspace is the host's) is not
+	 * the program's output: only its own files leave with sbx's rights */
+	if (st.st_nlink > 1 && st.st_uid != jail_host_uid()) {
+		close(in);
+		return COPY_REFUSED;
+	}
+	/* the total budget bounds what -o can write to the host */
+	need = data_bytes(in, (uint64_t)st.st_size);
+	if (need > *budget) {
+		close(in);
+		return COPY_OVER_BUDGET;
+	}
+	dir = make_parents(out, f->path, leaf);
+	if (dir >= 0) {
+		rc = write_into(in, &st, dir, leaf);
+		close(dir);
+	}
+	close(in);
+	if (rc < 0)
+		return COPY_FAILED;
+	*budget -= need;
+	return COPIED;
+}
+
+/* Terminal-safe copy of a file name for a warning (newlines, escapes). */
+static void print_name(const char *path)
+{
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			fprintf(stderr, "\\x%02x", *p);
+		else
+			fputc(*p, stderr);
+}
+
+static enum art_reason reason_of(enum copy_outcome r)
+{
+	return r == COPY_OVER_BUDGET ? ART_R_OUT_BUDGET
+	     : r == COPY_REFUSED ? ART_R_OUT_REFUSED : ART_R_OUT_FAILED;
+}
+
+int art_copy_out(struct artifacts *a, int ws_dirfd, int out_dirfd,
+		 const char *out_name, uint64_t budget)
+{
+	static const char *const why[] = {
+		[COPY_FAILED] = "could not copy", [COPY_REFUSED] = "refused to copy",
+		[COPY_OVER_BUDGET] = "over the copy-out budget, not copied",
+	};
+	int failed = 0;
+
+	for (size_t i = 0; a && i < a->n; i++) {
+		const struct art_file *f = &a->v[i];
+		int e;
+
+		/* only regular files: a link or FIFO is listed, never copied */
+		if (f->change == ART_DELETED || !S_ISREG(f->mode))
+			continue;
+		enum copy_outcome r = copy_one(f, ws_dirfd, out_dirfd, &budget);
+		if (r == COPIED)
+			continue;
+		e = errno;
+		art_skip(&a->after, reason_of(r), f->path);
+		fprintf(stderr, "sbx: warning: --out %s: %s ", out_name, why[r]);
+		print_name(f->path);
+		if (r == COPY_FAILED)
+			fprintf(stderr, ": %s", strerror(e));
+		fputc('\n', stderr);
+		failed++;
+	}
+	return failed;
+}

@@ -1,0 +1,120 @@
+/*
+ * diff.c - what the run created, changed or deleted: the scan taken
+ * before the program ran against one taken after; see artifacts.h.
+ *
+ * Both scans are sorted by path, so the diff is one merge.  What a
+ * truncated scan could not see never turns into a change: an unseen file
+ * is "created" only when its ctime is from the run, and nothing is
+ * "deleted" unless both scans were complete (requirements item 103).
+ */
+#include "workspace/artifacts.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static bool entry_changed(const struct art_entry *a, const struct art_entry *b)
+{
+	return a->size != b->size || a->mtime_ns != b->mtime_ns ||
+	       a->ctime_ns != b->ctime_ns || a->ino != b->ino ||
+	       (a->mode & S_IFMT) != (b->mode & S_IFMT);
+}
+
+static int add_file(struct artifacts *a, const struct art_entry *e,
+		    enum art_change change, size_t *cap)
+{
+	char *p;
+
+	if (a->n == *cap) {
+		size_t c = *cap ? *cap * 2 : 32;
+		struct art_file *v = realloc(a->v, c * sizeof(*v));
+		if (!v)
+			return -1;
+		a->v = v;
+		*cap = c;
+	}
+	if (!(p = strdup(e->path)))
+		return -1;
+	a->v[a->n++] = (struct art_file){ p, change, e->mode, e->size };
+	return 0;
+}
+
+static int merge(struct artifacts *a, const struct art_scan *before, int64_t since_ns)
+{
+	const struct art_scan *after = &a->after;
+	bool before_complete = art_scan_complete(before);
+	size_t i = 0, j = 0, cap = 0;
+	int rc = 0;
+
+	while (rc == 0 && (i < before->n || j < after->n)) {
+		int c = i == before->n ? 1 : j == after->n ? -1
+			: strcmp(before->v[i].path, after->v[j].path);
+
+		if (c == 0) {
+			if (entry_changed(&before->v[i], &after->v[j]))
+				rc = add_file(a, &after->v[j], ART_CHANGED, &cap);
+			i++, j++;
+		} else if (c > 0) {
+			/* unseen before: new only if it is new since the run began */
+			if (before_complete || after->v[j].ctime_ns >= since_ns)
+				rc = add_file(a, &after->v[j], ART_CREATED, &cap);
+			j++;
+		} else {
+			/* a truncated scan must never look like a deletion (item 103) */
+			if (a->complete)
+				rc = add_file(a, &before->v[i], ART_DELETED, &cap);
+			i++;
+		}
+	}
+	return rc;
+}
+
+/* The before-scan was the incomplete one: report its losses. */
+static void keep_truncation(struct art_scan *to, const struct art_scan *from)
+{
+	for (int i = 0; i < ART_R_COUNT; i++)
+		to->reasons[i] += from->reasons[i];
+	to->skipped_count += from->skipped_count;
+	for (size_t i = 0; i < from->nskipped && to->nskipped < ART_MAX_SKIPPED; i++) {
+		char *p = strdup(from->skipped[i]);
+		if (p)
+			to->skipped[to->nskipped++] = p;
+	}
+}
+
+struct artifacts *art_diff(int dirfd, const struct art_scan *before,
+			   int64_t since_ns, struct sbx_err *err)
+{
+	struct artifacts *a = calloc(1, sizeof(*a));
+
+	if (!a) {
+		err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
+		return NULL;
+	}
+	a->after.exclude = before->exclude;
+	if (art_scan(dirfd, &a->after, err) < 0) {
+		art_free(a);
+		return NULL;
+	}
+	a->complete = art_scan_complete(before) && art_scan_complete(&a->after);
+	if (!a->complete && art_scan_complete(&a->after))
+		keep_truncation(&a->after, before);
+	if (merge(a, before, since_ns) < 0) {
+		art_free(a);
+		err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
+		return NULL;
+	}
+	return a;
+}
+
+void art_free(struct artifacts *a)
+{
+	if (!a)
+		return;
+	for (size_t i = 0; i < a->n; i++)
+		free(a->v[i].path);
+	free(a->v);
+	art_scan_free(&a->after);
+	free(a);
+}
