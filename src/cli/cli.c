@@ -868,34 +868,6 @@ fail:
 
 /* ---- the command ------------------------------------------------------ */
 
-void cli_argv_free(char **argv)
-{
-	if (!argv)
-		return;
-	for (char **a = argv; *a; a++)
-		free(*a);
-	free(argv);
-}
-
-int argv_push(struct argv_builder *b, char *s, struct sbx_err *err)
-{
-	if (!s)
-		return err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
-	if (b->n + 2 > b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 8;
-		char **v = realloc(b->v, cap * sizeof(*v));
-		if (!v) {
-			free(s);
-			return err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
-		}
-		b->v = v;
-		b->cap = cap;
-	}
-	b->v[b->n++] = s;
-	b->v[b->n] = NULL;
-	return 0;
-}
-
 int cli_command_argv(const struct cli_options *o, const struct policy *p,
 		     char ***argv_out, struct sbx_err *err)
 {
@@ -920,7 +892,7 @@ int cli_command_argv(const struct cli_options *o, const struct policy *p,
 	if (rc == 0 && b.n == 0)
 		rc = err_set(err, ERR_CONFIG, 0, "the command is empty");
 	if (rc < 0) {
-		cli_argv_free(b.v);
+		argv_free(b.v);
 		return -1;
 	}
 	*argv_out = b.v;

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/argv.h"
 #include "base/err.h"
 #include "policy/policy.h"
 
@@ -76,19 +77,10 @@ int cli_apply_overrides(const struct cli_options *o, struct policy *p,
  * The argv to run inside the jail: O's COMMAND, or with --lang the policy's
  * lang.run template with {file} = WORKSPACE/basename(FILE), {args},
  * {workspace}.  NULL-terminated, every string allocated; free with
- * cli_argv_free().
+ * argv_free().
  */
 int cli_command_argv(const struct cli_options *o, const struct policy *p,
 		     char ***argv_out, struct sbx_err *err);
-void cli_argv_free(char **argv);
-
-/* A NULL-terminated argv being built; free the result with cli_argv_free(). */
-struct argv_builder {
-	char **v;
-	size_t n, cap;
-};
-/* Append S (owned; NULL = out of memory, reported in ERR). */
-int argv_push(struct argv_builder *b, char *s, struct sbx_err *err);
 
 /* The file-name extension of PATH (".py"), or "" when it has none. */
 const char *cli_extension(const char *path);

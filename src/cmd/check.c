@@ -85,7 +85,7 @@ static int print_command(const struct cli_options *o, const struct policy *p,
 		put_shell_word(*a, stdout);
 	}
 	fputc('\n', stdout);
-	cli_argv_free(argv);
+	argv_free(argv);
 	return 0;
 }
 

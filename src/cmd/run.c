@@ -31,6 +31,7 @@
 #include "workspace/artifacts.h"
 #include "cli/cli.h"
 #include "cmd/commands.h"
+#include "base/argv.h"
 #include "base/fds.h"
 #include "cmd/help.h"
 #include "lang/lang.h"
@@ -64,37 +65,23 @@ struct run_ctx {
 
 /* ---- the target environment ------------------------------------------ */
 
-struct env_builder {
-	char **v;
-	size_t n;
-};
-
 /* Add "NAME=VALUE", replacing an earlier entry for NAME. */
-static int env_set(struct env_builder *b, const char *entry)
+static int env_set(struct argv_builder *b, const char *entry, struct sbx_err *err)
 {
 	size_t name_len = strcspn(entry, "=");
-	char *copy = strdup(entry), **v;
+	char *copy = strdup(entry);
 
-	if (!copy)
-		return -1;
-	for (size_t i = 0; i < b->n; i++)
+	for (size_t i = 0; copy && i < b->n; i++)
 		if (!strncmp(b->v[i], entry, name_len + 1)) {
 			free(b->v[i]);
 			b->v[i] = copy;
 			return 0;
 		}
-	v = realloc(b->v, (b->n + 2) * sizeof(*v));
-	if (!v) {
-		free(copy);
-		return -1;
-	}
-	b->v = v;
-	v[b->n++] = copy;
-	v[b->n] = NULL;
-	return 0;
+	return argv_push(b, copy, err);
 }
 
-static int env_keep_host(struct env_builder *b, const char *name)
+static int env_keep_host(struct argv_builder *b, const char *name,
+			 struct sbx_err *err)
 {
 	const char *value = getenv(name);
 	char *entry;
@@ -103,8 +90,8 @@ static int env_keep_host(struct env_builder *b, const char *name)
 	if (!value)
 		return 0;
 	if (asprintf(&entry, "%s=%s", name, value) < 0)
-		return -1;
-	rc = env_set(b, entry);
+		return err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
+	rc = env_set(b, entry, err);
 	free(entry);
 	return rc;
 }
@@ -117,24 +104,23 @@ static int env_keep_host(struct env_builder *b, const char *name)
 static int build_env(struct run_ctx *c, struct sbx_err *err)
 {
 	const struct policy *p = &c->policy;
-	struct env_builder b = { 0 };
+	struct argv_builder b = { 0 };
 	int rc = 0;
 
-	b.v = calloc(1, sizeof(*b.v));
-	if (!b.v)
-		return err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
 	for (size_t i = 0; rc == 0 && i < p->env.n; i++)
 		if (!p->env.at[i].option)
-			rc = env_set(&b, p->env.v[i]);
+			rc = env_set(&b, p->env.v[i], err);
 	for (size_t i = 0; rc == 0 && i < p->env_keep.n; i++)
-		rc = env_keep_host(&b, p->env_keep.v[i]);
+		rc = env_keep_host(&b, p->env_keep.v[i], err);
 	for (size_t i = 0; rc == 0 && i < p->env.n; i++)
 		if (p->env.at[i].option)
-			rc = env_set(&b, p->env.v[i]);
-	c->envp = b.v;
-	if (rc < 0)
-		return err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
-	return 0;
+			rc = env_set(&b, p->env.v[i], err);
+	if (rc < 0) {
+		argv_free(b.v);
+		return -1;
+	}
+	c->envp = argv_finish(&b, err);
+	return c->envp ? 0 : -1;
 }
 
 /* ---- workspace ---------------------------------------------------------- */
@@ -467,7 +453,7 @@ static void free_stages(struct run_ctx *c)
 		free(c->compile_res);
 	}
 	c->res.compile = c->compile_res = NULL;
-	cli_argv_free(c->compile_argv);
+	argv_free(c->compile_argv);
 	art_scan_free(&c->before);
 	if (c->out_fd >= 0)
 		close(c->out_fd);
@@ -485,8 +471,8 @@ static int finish(struct run_ctx *c)
 	status = c->res.exit_status;
 	free_stages(c);
 	result_free(&c->res);
-	cli_argv_free(c->argv);
-	cli_argv_free(c->envp);
+	argv_free(c->argv);
+	argv_free(c->envp);
 	if (c->have_policy)
 		policy_free(&c->policy);
 	cli_options_free(&c->opts);

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
+#include "base/argv.h"
 #include "policy/builtin.h"
 #include "record/result.h"
 #include "supervise/supervise.h"
@@ -111,7 +111,7 @@ int lang_expand(const struct policy *p, const struct strlist *tmpl,
 	if (rc == 0 && (b.n == 0 || !b.v[0][0]))
 		rc = err_set(err, ERR_CONFIG, 0, "%s: the command is empty", what);
 	if (rc < 0) {
-		cli_argv_free(b.v);
+		argv_free(b.v);
 		return -1;
 	}
 	*out = b.v;
@@ -189,14 +189,15 @@ int lang_check_runtime(const struct policy *p, const char *lang, struct sbx_err 
 
 char **lang_policy_env(const struct policy *p)
 {
-	char **v = calloc(p->env.n + 1, sizeof(*v));
+	struct argv_builder b = { 0 };
+	struct sbx_err ignored;
 
-	for (size_t i = 0; v && i < p->env.n; i++)
-		if (!(v[i] = strdup(p->env.v[i]))) {
-			cli_argv_free(v);
+	for (size_t i = 0; i < p->env.n; i++)
+		if (argv_push(&b, strdup(p->env.v[i]), &ignored) < 0) {
+			argv_free(b.v);
 			return NULL;
 		}
-	return v;
+	return argv_finish(&b, &ignored);
 }
 
 /* The first non-empty line of TEXT, trimmed, allocated. */
@@ -240,7 +241,7 @@ char *lang_probe_version(const struct policy *p)
 			version = first_line(res.err.text);
 	}
 	result_free(&res);
-	cli_argv_free(argv);
-	cli_argv_free(req.envp);
+	argv_free(argv);
+	argv_free(req.envp);
 	return version;
 }

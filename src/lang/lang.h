@@ -22,7 +22,7 @@
  * Expand TMPL (lang.run or lang.compile of P) for FILE (a host path; its
  * basename is the copy in the workspace) and ARGS.  {args} must be a whole
  * element.  WHAT ("lang.run") names the template in errors.  The argv is
- * NULL-terminated and allocated; free with cli_argv_free().
+ * NULL-terminated and allocated; free with argv_free().
  */
 int lang_expand(const struct policy *p, const struct strlist *tmpl,
 		const char *what, const char *file, char *const *args,
@@ -58,7 +58,7 @@ const char *lang_runtime(const struct policy *p);
  */
 char *lang_probe_version(const struct policy *p);
 
-/* P's env entries as a NULL-terminated allocated array (cli_argv_free). */
+/* P's env entries as a NULL-terminated allocated array (argv_free). */
 char **lang_policy_env(const struct policy *p);
 
 #endif

@@ -54,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    policy_load_text("fuzz.policy", text, strlen(text), &p, &err) == 0) {
 		if (cli_apply_overrides(&o, &p, &err) == 0 &&
 		    cli_command_argv(&o, &p, &cmd, &err) == 0)
-			cli_argv_free(cmd);
+			argv_free(cmd);
 		policy_free(&p);
 	}
 	cli_options_free(&o);

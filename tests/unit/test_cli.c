@@ -383,7 +383,7 @@ Test(cli, lang_template_expands_file_args_and_workspace)
 	cr_expect_str_eq(cmd[4], "c");
 	cr_expect_str_eq(cmd[5], "--ws=/mnt/data");
 	cr_expect_null(cmd[6]);
-	cli_argv_free(cmd);
+	argv_free(cmd);
 	cli_options_free(&o);
 	policy_free(&p);
 }
