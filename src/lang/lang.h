@@ -1,7 +1,7 @@
 /*
- * lang.h - language presets at run time: the argv templates of lang.run and
- * lang.compile, the compile stage's policy, the host runtime check, and the
- * in-jail version probe of `sbx langs`.
+ * lang.h - language presets at run time: the argv templates of lang.run,
+ * lang.compile and lang.version, the compile stage's policy and the host
+ * runtime check.
  *
  * Compiled languages run in two jails: the compiler writes {out}, a file
  * named LANG_OUT_NAME at the top of the workspace (sbx removes any old one
@@ -52,13 +52,7 @@ int lang_check_runtime(const struct policy *p, const char *lang, struct sbx_err 
 /* The runtime path `sbx langs` shows, or NULL. */
 const char *lang_runtime(const struct policy *p);
 
-/*
- * Run P's lang.version in a jail (capture mode, short limits) and return
- * the first non-empty line it printed, allocated; NULL when it failed.
- */
-char *lang_probe_version(const struct policy *p);
-
-/* P's env entries as a NULL-terminated allocated array (argv_free). */
-char **lang_policy_env(const struct policy *p);
+/* True when the host has BIN as an executable regular file. */
+bool lang_host_has(const char *bin);
 
 #endif
