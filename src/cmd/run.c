@@ -31,10 +31,12 @@
 #include "workspace/artifacts.h"
 #include "cli/cli.h"
 #include "cmd/commands.h"
+#include "cmd/effective.h"
 #include "base/argv.h"
 #include "base/fds.h"
 #include "cmd/help.h"
 #include "lang/lang.h"
+#include "lang/preset.h"
 #include "record/result.h"
 #include "supervise/supervise.h"
 #include "workspace/workspace.h"
@@ -274,7 +276,7 @@ static int prepare(struct run_ctx *c, int argc, char **argv, struct sbx_err *err
 	if (open_result(c, err) < 0)
 		return -1;
 	if ((c->opts.lang && lang_check_known(c->opts.lang, err) < 0) ||
-	    cli_build_policy(&c->opts, &c->policy, err) < 0)
+	    effective_policy(&c->opts, &c->policy, err) < 0)
 		return -1;
 	c->have_policy = true;
 	if (c->opts.lang ? lang_argvs(c, err) < 0

@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "base/argv.h"
-#include "policy/builtin.h"
 
 struct subst {
 	const char *file, *out, *ws;
@@ -110,33 +109,6 @@ int lang_expand(const struct policy *p, const struct strlist *tmpl,
 	}
 	*out = b.v;
 	return 0;
-}
-
-int lang_check_known(const char *lang, struct sbx_err *err)
-{
-	char avail[256] = "";
-	struct policy p;
-
-	if (!strcmp(lang, "auto") || policy_load(lang, &p, err) == 0) {
-		if (strcmp(lang, "auto") != 0)
-			policy_free(&p);
-		return 0;
-	}
-	if (!strstr(err->msg, "not found"))
-		return -1; /* it exists but is invalid: that message says why */
-	for (size_t i = 0; i < builtin_policies_count; i++) {
-		struct sbx_err ignored;
-		size_t len = strlen(avail);
-
-		if (policy_load(builtin_policies[i].name, &p, &ignored) < 0)
-			continue;
-		if (p.lang.present)
-			snprintf(avail + len, sizeof(avail) - len, "%s%s",
-				 len ? ", " : "", builtin_policies[i].name);
-		policy_free(&p);
-	}
-	return err_prefix(err, "--lang %s: unknown language (available: %s, or auto; 'sbx langs' shows installed presets too)",
-			  lang, avail);
 }
 
 bool lang_is_compiled(const struct policy *p)

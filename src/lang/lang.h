@@ -28,12 +28,6 @@ int lang_expand(const struct policy *p, const struct strlist *tmpl,
 		const char *what, const char *file, char *const *args,
 		int nargs, char ***out, struct sbx_err *err);
 
-/*
- * Config error when no policy named LANG can be loaded: the message says
- * why and lists the built-in language presets.
- */
-int lang_check_known(const char *lang, struct sbx_err *err);
-
 /* True when P has a compile step. */
 bool lang_is_compiled(const struct policy *p);
 
