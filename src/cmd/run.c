@@ -32,6 +32,7 @@
 #include "cli/cli.h"
 #include "cmd/commands.h"
 #include "cmd/effective.h"
+#include "cmd/env.h"
 #include "base/argv.h"
 #include "base/fds.h"
 #include "cmd/help.h"
@@ -64,66 +65,6 @@ struct run_ctx {
 	bool result_close;       /* sbx opened result_fd (a path) */
 	bool result_failed;      /* --result could not be opened */
 };
-
-/* ---- the target environment ------------------------------------------ */
-
-/* Add "NAME=VALUE", replacing an earlier entry for NAME. */
-static int env_set(struct argv_builder *b, const char *entry, struct sbx_err *err)
-{
-	size_t name_len = strcspn(entry, "=");
-	char *copy = strdup(entry);
-
-	for (size_t i = 0; copy && i < b->n; i++)
-		if (!strncmp(b->v[i], entry, name_len + 1)) {
-			free(b->v[i]);
-			b->v[i] = copy;
-			return 0;
-		}
-	return argv_push(b, copy, err);
-}
-
-static int env_keep_host(struct argv_builder *b, const char *name,
-			 struct sbx_err *err)
-{
-	const char *value = getenv(name);
-	char *entry;
-	int rc;
-
-	if (!value)
-		return 0;
-	if (asprintf(&entry, "%s=%s", name, value) < 0)
-		return err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
-	rc = env_set(b, entry, err);
-	free(entry);
-	return rc;
-}
-
-/*
- * Policy env, then env_keep from sbx's own environment, then --env: the
- * command line wins.  Nothing else from the host passes (spec §6: a host
- * token or LD_PRELOAD never leaks into the jail).
- */
-static int build_env(struct run_ctx *c, struct sbx_err *err)
-{
-	const struct policy *p = &c->policy;
-	struct argv_builder b = { 0 };
-	int rc = 0;
-
-	for (size_t i = 0; rc == 0 && i < p->env.n; i++)
-		if (!p->env.at[i].option)
-			rc = env_set(&b, p->env.v[i], err);
-	for (size_t i = 0; rc == 0 && i < p->env_keep.n; i++)
-		rc = env_keep_host(&b, p->env_keep.v[i], err);
-	for (size_t i = 0; rc == 0 && i < p->env.n; i++)
-		if (p->env.at[i].option)
-			rc = env_set(&b, p->env.v[i], err);
-	if (rc < 0) {
-		argv_free(b.v);
-		return -1;
-	}
-	c->envp = argv_finish(&b, err);
-	return c->envp ? 0 : -1;
-}
 
 /* ---- workspace ---------------------------------------------------------- */
 
@@ -282,7 +223,7 @@ static int prepare(struct run_ctx *c, int argc, char **argv, struct sbx_err *err
 	if (c->opts.lang ? lang_argvs(c, err) < 0
 			 : cli_command_argv(&c->opts, &c->policy, &c->argv, err) < 0)
 		return -1;
-	if (build_env(c, err) < 0 || open_out_dir(c, err) < 0)
+	if (env_build(&c->policy, &c->envp, err) < 0 || open_out_dir(c, err) < 0)
 		return -1;
 	return prepare_workspace(c, err);
 }
