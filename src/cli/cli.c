@@ -12,11 +12,9 @@
 #include "cli/cli.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "base/units.h"
 #include "lang/lang.h"
