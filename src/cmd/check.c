@@ -3,13 +3,14 @@
  *
  * check validates files without running anything (for CI and Makefiles);
  * explain builds the effective policy exactly as `sbx run` would (same
- * cli.c path, so the two cannot drift) and prints it with its origins.
+ * effective.c path, so the two cannot drift) and prints it with its origins.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "cmd/commands.h"
+#include "cmd/effective.h"
 #include "cmd/help.h"
 #include "policy/policy.h"
 
@@ -85,7 +86,7 @@ static int print_command(const struct cli_options *o, const struct policy *p,
 		put_shell_word(*a, stdout);
 	}
 	fputc('\n', stdout);
-	cli_argv_free(argv);
+	argv_free(argv);
 	return 0;
 }
 
@@ -103,7 +104,7 @@ int cmd_explain(int argc, char **argv)
 		cli_options_free(&o);
 		return 0;
 	}
-	if (cli_build_policy(&o, &p, &err) < 0)
+	if (effective_policy(&o, &p, &err) < 0)
 		goto fail;
 	if (policy_write_text(&p, stdout) < 0)
 		rc = err_set(&err, ERR_INTERNAL, 0, "writing the policy failed");

@@ -1,14 +1,29 @@
 /*
  * commands.h - the subcommands of sbx; cmd/sbx/main.c only dispatches.
  * Each returns the process exit status (spec §3): 125 for sbx's own errors.
+ * ARGV[0] is the subcommand's name ("run"), as main passes it.
  */
 #ifndef SBX_COMMANDS_H
 #define SBX_COMMANDS_H
 
-int cmd_run(int argc, char **argv);     /* src/run.c */
-int cmd_check(int argc, char **argv);   /* src/check.c */
-int cmd_explain(int argc, char **argv); /* src/check.c */
-int cmd_langs(int argc, char **argv);   /* src/langs.c */
-int cmd_doctor(int argc, char **argv);  /* src/doctor.c */
+#define EXIT_SBX_ERROR 125
+
+int cmd_run(int argc, char **argv);     /* src/cmd/run.c */
+int cmd_check(int argc, char **argv);   /* src/cmd/check.c */
+int cmd_explain(int argc, char **argv); /* src/cmd/check.c */
+int cmd_langs(int argc, char **argv);   /* src/cmd/langs.c */
+int cmd_doctor(int argc, char **argv);  /* src/cmd/doctor.c */
+int cmd_version(int argc, char **argv); /* src/cmd/help.c */
+int cmd_help(int argc, char **argv);    /* src/cmd/help.c */
+
+/* No such subcommand: say so (with a did-you-mean) and return 125. */
+int cmd_unknown(const char *cmd);       /* src/cmd/help.c */
+
+/*
+ * Before any subcommand (src/cmd/start.c): reset the process state a
+ * caller left behind (procstate.h) and refuse to run setuid or setgid.
+ * -1 means exit 125 (the message is printed).
+ */
+int cmd_start(int argc, char **argv);
 
 #endif

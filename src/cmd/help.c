@@ -1,11 +1,19 @@
 /*
  * help.c - usage texts; see help.h.  `sbx run --help` lists every option
  * of spec §2, one per line as "  -t, --time DUR", because a test checks
- * each listed option against the man page.
+ * each listed option against the man page.  The subcommands that only
+ * print (help, version) and the unknown-command message live here too.
  */
 #include "cmd/help.h"
 
 #include <string.h>
+
+#include "base/err.h"
+#include "cmd/commands.h"
+
+#ifndef SBX_VERSION
+#define SBX_VERSION "0.0.0"
+#endif
 
 const char *const help_commands[] = {
 	"run", "check", "explain", "langs", "doctor", "version", "help",
@@ -166,4 +174,46 @@ int help_print_command(const char *cmd, FILE *out)
 		return -1;
 	}
 	return 0;
+}
+
+/* ---- the subcommands that only print ----------------------------------- */
+
+bool help_wanted(int argc, char **argv)
+{
+	return argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"));
+}
+
+int cmd_help(int argc, char **argv)
+{
+	if (argc < 2) {
+		help_print_main(stdout);
+		return 0;
+	}
+	if (help_print_command(argv[1], stdout) < 0) {
+		fprintf(stderr, "sbx: help: unknown command '%s' (try 'sbx help')\n",
+			argv[1]);
+		return EXIT_SBX_ERROR;
+	}
+	return 0;
+}
+
+int cmd_version(int argc, char **argv)
+{
+	if (help_wanted(argc, argv))
+		return cmd_help(2, (char *[]){ "help", "version", NULL });
+	printf("sbx %s\n", SBX_VERSION);
+	return fflush(stdout) == 0 ? 0 : EXIT_SBX_ERROR;
+}
+
+int cmd_unknown(const char *cmd)
+{
+	const char *hint = err_suggest(cmd, help_commands, help_ncommands);
+
+	if (hint)
+		fprintf(stderr, "sbx: unknown command '%s' (did you mean '%s'?)\n",
+			cmd, hint);
+	else
+		fprintf(stderr, "sbx: unknown command '%s'\n", cmd);
+	fprintf(stderr, "Try 'sbx help' for the list of commands.\n");
+	return EXIT_SBX_ERROR;
 }

@@ -5,6 +5,7 @@
 #ifndef SBX_HELP_H
 #define SBX_HELP_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 /* The subcommands, for dispatch and did-you-mean. */
@@ -19,5 +20,9 @@ void help_print_short(FILE *out);
 
 /* Usage of CMD; -1 when CMD is not a subcommand. */
 int help_print_command(const char *cmd, FILE *out);
+
+/* `sbx CMD --help` (or -h) and nothing else, for commands whose own
+ * options parser would not see it. */
+bool help_wanted(int argc, char **argv);
 
 #endif

@@ -15,15 +15,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "base/argv.h"
 #include "cmd/commands.h"
 #include "cmd/help.h"
 #include "lang/lang.h"
 #include "policy/builtin.h"
 #include "policy/policy.h"
 #include "policy/trust.h"
+#include "record/result.h"
+#include "supervise/supervise.h"
+
+/* The version probe: a runtime that needs longer is reported as unknown. */
+#define PROBE_WALL_MS 5000
+#define PROBE_OUTPUT_BYTES 65536
 
 struct preset {
 	char *name;
@@ -109,17 +114,82 @@ static int collect(struct preset_list *l)
 
 static bool runtime_found(const char *bin)
 {
-	struct stat st;
+	return bin && bin[0] == '/' && lang_host_has(bin);
+}
 
-	return bin && bin[0] == '/' && stat(bin, &st) == 0 &&
-	       S_ISREG(st.st_mode) && access(bin, X_OK) == 0;
+/* ---- the version, probed in the preset's own jail ---------------------- */
+
+/* P's env entries as a NULL-terminated allocated array (argv_free). */
+static char **policy_env(const struct policy *p)
+{
+	struct argv_builder b = { 0 };
+	struct sbx_err ignored;
+
+	for (size_t i = 0; i < p->env.n; i++)
+		if (argv_push(&b, strdup(p->env.v[i]), &ignored) < 0) {
+			argv_free(b.v);
+			return NULL;
+		}
+	return argv_finish(&b, &ignored);
+}
+
+/* The first non-empty line of TEXT, trimmed, allocated. */
+static char *first_line(const char *text)
+{
+	while (text && *text) {
+		size_t skip = strspn(text, " \t\r\n");
+		size_t len;
+
+		text += skip;
+		len = strcspn(text, "\r\n");
+		while (len && (text[len - 1] == ' ' || text[len - 1] == '\t'))
+			len--;
+		if (len)
+			return strndup(text, len);
+	}
+	return NULL;
+}
+
+/*
+ * Run P's lang.version in a jail (capture mode, short limits) and return
+ * the first non-empty line it printed, allocated; NULL when it failed.
+ */
+static char *probe_version(const struct policy *p)
+{
+	struct policy probe = *p;
+	struct run_request req = { .policy = &probe, .capture = true };
+	struct result res;
+	struct sbx_err err = { 0 };
+	char **argv = NULL, *version = NULL;
+
+	if (p->lang.version.n == 0)
+		return NULL;
+	probe.limits.v[LIM_WALL_TIME_MS] = PROBE_WALL_MS;
+	probe.limits.v[LIM_OUTPUT_BYTES] = PROBE_OUTPUT_BYTES;
+	if (lang_expand(p, &p->lang.version, "lang.version", "version", NULL, 0,
+			&argv, &err) < 0)
+		return NULL;
+	req.argv = argv;
+	req.envp = policy_env(p);
+	result_init(&res);
+	if (req.envp && supervise_run(&req, &res, &err) == 0 && res.status == ST_OK) {
+		version = first_line(res.out.text);
+		if (!version)
+			version = first_line(res.err.text);
+	}
+	result_free(&res);
+	argv_free(argv);
+	argv_free(req.envp);
+	return version;
 }
 
 /* The version, probed in a jail only when the host has the runtime. */
 static char *version_of(const struct policy *p, bool available)
 {
-	return available ? lang_probe_version(p) : NULL;
+	return available ? probe_version(p) : NULL;
 }
+
+/* ---- the listing -------------------------------------------------------- */
 
 static void print_row(const struct preset *ps, const struct policy *p)
 {

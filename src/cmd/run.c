@@ -31,9 +31,13 @@
 #include "workspace/artifacts.h"
 #include "cli/cli.h"
 #include "cmd/commands.h"
+#include "cmd/effective.h"
+#include "cmd/env.h"
+#include "base/argv.h"
 #include "base/fds.h"
 #include "cmd/help.h"
 #include "lang/lang.h"
+#include "lang/preset.h"
 #include "record/result.h"
 #include "supervise/supervise.h"
 #include "workspace/workspace.h"
@@ -61,81 +65,6 @@ struct run_ctx {
 	bool result_close;       /* sbx opened result_fd (a path) */
 	bool result_failed;      /* --result could not be opened */
 };
-
-/* ---- the target environment ------------------------------------------ */
-
-struct env_builder {
-	char **v;
-	size_t n;
-};
-
-/* Add "NAME=VALUE", replacing an earlier entry for NAME. */
-static int env_set(struct env_builder *b, const char *entry)
-{
-	size_t name_len = strcspn(entry, "=");
-	char *copy = strdup(entry), **v;
-
-	if (!copy)
-		return -1;
-	for (size_t i = 0; i < b->n; i++)
-		if (!strncmp(b->v[i], entry, name_len + 1)) {
-			free(b->v[i]);
-			b->v[i] = copy;
-			return 0;
-		}
-	v = realloc(b->v, (b->n + 2) * sizeof(*v));
-	if (!v) {
-		free(copy);
-		return -1;
-	}
-	b->v = v;
-	v[b->n++] = copy;
-	v[b->n] = NULL;
-	return 0;
-}
-
-static int env_keep_host(struct env_builder *b, const char *name)
-{
-	const char *value = getenv(name);
-	char *entry;
-	int rc;
-
-	if (!value)
-		return 0;
-	if (asprintf(&entry, "%s=%s", name, value) < 0)
-		return -1;
-	rc = env_set(b, entry);
-	free(entry);
-	return rc;
-}
-
-/*
- * Policy env, then env_keep from sbx's own environment, then --env: the
- * command line wins.  Nothing else from the host passes (spec §6: a host
- * token or LD_PRELOAD never leaks into the jail).
- */
-static int build_env(struct run_ctx *c, struct sbx_err *err)
-{
-	const struct policy *p = &c->policy;
-	struct env_builder b = { 0 };
-	int rc = 0;
-
-	b.v = calloc(1, sizeof(*b.v));
-	if (!b.v)
-		return err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
-	for (size_t i = 0; rc == 0 && i < p->env.n; i++)
-		if (!p->env.at[i].option)
-			rc = env_set(&b, p->env.v[i]);
-	for (size_t i = 0; rc == 0 && i < p->env_keep.n; i++)
-		rc = env_keep_host(&b, p->env_keep.v[i]);
-	for (size_t i = 0; rc == 0 && i < p->env.n; i++)
-		if (p->env.at[i].option)
-			rc = env_set(&b, p->env.v[i]);
-	c->envp = b.v;
-	if (rc < 0)
-		return err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
-	return 0;
-}
 
 /* ---- workspace ---------------------------------------------------------- */
 
@@ -288,13 +217,13 @@ static int prepare(struct run_ctx *c, int argc, char **argv, struct sbx_err *err
 	if (open_result(c, err) < 0)
 		return -1;
 	if ((c->opts.lang && lang_check_known(c->opts.lang, err) < 0) ||
-	    cli_build_policy(&c->opts, &c->policy, err) < 0)
+	    effective_policy(&c->opts, &c->policy, err) < 0)
 		return -1;
 	c->have_policy = true;
 	if (c->opts.lang ? lang_argvs(c, err) < 0
 			 : cli_command_argv(&c->opts, &c->policy, &c->argv, err) < 0)
 		return -1;
-	if (build_env(c, err) < 0 || open_out_dir(c, err) < 0)
+	if (env_build(&c->policy, &c->envp, err) < 0 || open_out_dir(c, err) < 0)
 		return -1;
 	return prepare_workspace(c, err);
 }
@@ -467,7 +396,7 @@ static void free_stages(struct run_ctx *c)
 		free(c->compile_res);
 	}
 	c->res.compile = c->compile_res = NULL;
-	cli_argv_free(c->compile_argv);
+	argv_free(c->compile_argv);
 	art_scan_free(&c->before);
 	if (c->out_fd >= 0)
 		close(c->out_fd);
@@ -485,8 +414,8 @@ static int finish(struct run_ctx *c)
 	status = c->res.exit_status;
 	free_stages(c);
 	result_free(&c->res);
-	cli_argv_free(c->argv);
-	cli_argv_free(c->envp);
+	argv_free(c->argv);
+	argv_free(c->envp);
 	if (c->have_policy)
 		policy_free(&c->policy);
 	cli_options_free(&c->opts);

@@ -3,8 +3,8 @@
  *
  * Templates expand {file}, {out}, {workspace} inside an element and {args}
  * as whole elements (the user's arguments pass verbatim, one element each,
- * never through a shell).  The version probe of `sbx langs` runs the
- * runtime inside the preset's own jail, so it reports what a run would see.
+ * never through a shell).  Nothing here runs a jail: the compile stage is
+ * src/cmd/run.c's, the version probe src/cmd/langs.c's.
  */
 #include "lang/lang.h"
 
@@ -15,14 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
-#include "policy/builtin.h"
-#include "record/result.h"
-#include "supervise/supervise.h"
-
-/* The version probe: a runtime that needs longer is reported as unknown. */
-#define PROBE_WALL_MS 5000
-#define PROBE_OUTPUT_BYTES 65536
+#include "base/argv.h"
 
 struct subst {
 	const char *file, *out, *ws;
@@ -111,38 +104,11 @@ int lang_expand(const struct policy *p, const struct strlist *tmpl,
 	if (rc == 0 && (b.n == 0 || !b.v[0][0]))
 		rc = err_set(err, ERR_CONFIG, 0, "%s: the command is empty", what);
 	if (rc < 0) {
-		cli_argv_free(b.v);
+		argv_free(b.v);
 		return -1;
 	}
 	*out = b.v;
 	return 0;
-}
-
-int lang_check_known(const char *lang, struct sbx_err *err)
-{
-	char avail[256] = "";
-	struct policy p;
-
-	if (!strcmp(lang, "auto") || policy_load(lang, &p, err) == 0) {
-		if (strcmp(lang, "auto") != 0)
-			policy_free(&p);
-		return 0;
-	}
-	if (!strstr(err->msg, "not found"))
-		return -1; /* it exists but is invalid: that message says why */
-	for (size_t i = 0; i < builtin_policies_count; i++) {
-		struct sbx_err ignored;
-		size_t len = strlen(avail);
-
-		if (policy_load(builtin_policies[i].name, &p, &ignored) < 0)
-			continue;
-		if (p.lang.present)
-			snprintf(avail + len, sizeof(avail) - len, "%s%s",
-				 len ? ", " : "", builtin_policies[i].name);
-		policy_free(&p);
-	}
-	return err_prefix(err, "--lang %s: unknown language (available: %s, or auto; 'sbx langs' shows installed presets too)",
-			  lang, avail);
 }
 
 bool lang_is_compiled(const struct policy *p)
@@ -169,7 +135,7 @@ const char *lang_runtime(const struct policy *p)
 	return l->n && l->v[0][0] == '/' ? l->v[0] : NULL;
 }
 
-static bool host_has(const char *bin)
+bool lang_host_has(const char *bin)
 {
 	struct stat st;
 
@@ -180,67 +146,9 @@ int lang_check_runtime(const struct policy *p, const char *lang, struct sbx_err 
 {
 	const char *bin = lang_runtime(p);
 
-	if (!bin || strchr(bin, '{') || host_has(bin))
+	if (!bin || strchr(bin, '{') || lang_host_has(bin))
 		return 0;
 	return err_set(err, ERR_CONFIG, ENOENT,
 		       "--lang %s: the runtime %s is not installed on this host (install it, or pick another preset: 'sbx langs' lists them)",
 		       lang ? lang : p->name, bin);
-}
-
-char **lang_policy_env(const struct policy *p)
-{
-	char **v = calloc(p->env.n + 1, sizeof(*v));
-
-	for (size_t i = 0; v && i < p->env.n; i++)
-		if (!(v[i] = strdup(p->env.v[i]))) {
-			cli_argv_free(v);
-			return NULL;
-		}
-	return v;
-}
-
-/* The first non-empty line of TEXT, trimmed, allocated. */
-static char *first_line(const char *text)
-{
-	while (text && *text) {
-		size_t skip = strspn(text, " \t\r\n");
-		size_t len;
-
-		text += skip;
-		len = strcspn(text, "\r\n");
-		while (len && (text[len - 1] == ' ' || text[len - 1] == '\t'))
-			len--;
-		if (len)
-			return strndup(text, len);
-	}
-	return NULL;
-}
-
-char *lang_probe_version(const struct policy *p)
-{
-	struct policy probe = *p;
-	struct run_request req = { .policy = &probe, .capture = true };
-	struct result res;
-	struct sbx_err err = { 0 };
-	char **argv = NULL, *version = NULL;
-
-	if (p->lang.version.n == 0)
-		return NULL;
-	probe.limits.v[LIM_WALL_TIME_MS] = PROBE_WALL_MS;
-	probe.limits.v[LIM_OUTPUT_BYTES] = PROBE_OUTPUT_BYTES;
-	if (lang_expand(p, &p->lang.version, "lang.version", "version", NULL, 0,
-			&argv, &err) < 0)
-		return NULL;
-	req.argv = argv;
-	req.envp = lang_policy_env(p);
-	result_init(&res);
-	if (req.envp && supervise_run(&req, &res, &err) == 0 && res.status == ST_OK) {
-		version = first_line(res.out.text);
-		if (!version)
-			version = first_line(res.err.text);
-	}
-	result_free(&res);
-	cli_argv_free(argv);
-	cli_argv_free(req.envp);
-	return version;
 }

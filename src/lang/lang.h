@@ -1,7 +1,7 @@
 /*
- * lang.h - language presets at run time: the argv templates of lang.run and
- * lang.compile, the compile stage's policy, the host runtime check, and the
- * in-jail version probe of `sbx langs`.
+ * lang.h - language presets at run time: the argv templates of lang.run,
+ * lang.compile and lang.version, the compile stage's policy and the host
+ * runtime check.
  *
  * Compiled languages run in two jails: the compiler writes {out}, a file
  * named LANG_OUT_NAME at the top of the workspace (sbx removes any old one
@@ -22,17 +22,11 @@
  * Expand TMPL (lang.run or lang.compile of P) for FILE (a host path; its
  * basename is the copy in the workspace) and ARGS.  {args} must be a whole
  * element.  WHAT ("lang.run") names the template in errors.  The argv is
- * NULL-terminated and allocated; free with cli_argv_free().
+ * NULL-terminated and allocated; free with argv_free().
  */
 int lang_expand(const struct policy *p, const struct strlist *tmpl,
 		const char *what, const char *file, char *const *args,
 		int nargs, char ***out, struct sbx_err *err);
-
-/*
- * Config error when no policy named LANG can be loaded: the message says
- * why and lists the built-in language presets.
- */
-int lang_check_known(const char *lang, struct sbx_err *err);
 
 /* True when P has a compile step. */
 bool lang_is_compiled(const struct policy *p);
@@ -52,13 +46,7 @@ int lang_check_runtime(const struct policy *p, const char *lang, struct sbx_err 
 /* The runtime path `sbx langs` shows, or NULL. */
 const char *lang_runtime(const struct policy *p);
 
-/*
- * Run P's lang.version in a jail (capture mode, short limits) and return
- * the first non-empty line it printed, allocated; NULL when it failed.
- */
-char *lang_probe_version(const struct policy *p);
-
-/* P's env entries as a NULL-terminated allocated array (cli_argv_free). */
-char **lang_policy_env(const struct policy *p);
+/* True when the host has BIN as an executable regular file. */
+bool lang_host_has(const char *bin);
 
 #endif

@@ -2,7 +2,7 @@
  * policy.h - the one effective policy every other module reads.
  *
  * Text (policy files) -> tree (parser.h) -> struct policy (schema.c), then
- * command-line overrides (cli.c) are applied on top, then the policy is
+ * command-line overrides (override.h) are applied on top, then the policy is
  * read-only.  Every effective field remembers where it came from
  * (`struct origin`), which `sbx explain` prints and errors quote.
  *

@@ -4,7 +4,7 @@
  * VALUE goes through the same checks as in a policy file (values.c).  It
  * may be written bare (`hostname=box`, `limits.memory_mb=256`,
  * `network=LOOPBACK`) or, for strings, quoted as in a file.  Clamping and
- * the sealed rules are the caller's (cli.c): this only sets.
+ * the sealed rules are the caller's (override.c): this only sets.
  */
 #include "policy/internal.h"
 

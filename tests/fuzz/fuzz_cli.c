@@ -52,9 +52,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	buf[size - 1] = '\0';
 	if (cli_parse(split_args(buf, size - 1, argv), argv, &o, &err) == 0 &&
 	    policy_load_text("fuzz.policy", text, strlen(text), &p, &err) == 0) {
-		if (cli_apply_overrides(&o, &p, &err) == 0 &&
+		if (policy_apply_overrides(&p, o.overrides, o.noverrides,
+					   o.workdir, &err) == 0 &&
 		    cli_command_argv(&o, &p, &cmd, &err) == 0)
-			cli_argv_free(cmd);
+			argv_free(cmd);
 		policy_free(&p);
 	}
 	cli_options_free(&o);

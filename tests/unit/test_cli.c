@@ -10,6 +10,9 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cmd/effective.h"
+#include "lang/preset.h"
+#include "policy/override.h"
 
 #define ARGC(a) ((int)(sizeof(a) / sizeof((a)[0])) - 1)
 
@@ -37,7 +40,7 @@ static void load(const char *text, struct policy *p)
 		     "policy: %s", err.msg);
 }
 
-/* Parse ARGV and apply it to the policy TEXT; returns cli_apply_overrides(). */
+/* Parse ARGV and apply it to the policy TEXT; returns policy_apply_overrides(). */
 static int apply(const char *text, int argc, char **argv, struct policy *p)
 {
 	struct cli_options o;
@@ -46,7 +49,7 @@ static int apply(const char *text, int argc, char **argv, struct policy *p)
 	load(text, p);
 	parse_ok(argc, argv, &o);
 	memset(&err, 0, sizeof(err));
-	rc = cli_apply_overrides(&o, p, &err);
+	rc = policy_apply_overrides(p, o.overrides, o.noverrides, o.workdir, &err);
 	cli_options_free(&o);
 	return rc;
 }
@@ -68,7 +71,9 @@ Test(cli, every_option_parses_in_long_form)
 	cr_expect_str_eq(o.policy, "default");
 	cr_expect_str_eq(o.lang, "py");
 	cr_expect_eq(o.noverrides, 17);
-	cr_expect_eq(o.overrides[0].id, OPT_TIME);
+	cr_expect_eq(o.overrides[0].kind, OV_LIMIT);
+	cr_expect_eq(o.overrides[0].limit, LIM_WALL_TIME_MS);
+	cr_expect_str_eq(o.overrides[0].option, "--time");
 	cr_expect_eq(o.overrides[0].number, 2000);
 	cr_expect_eq(o.overrides[2].number, 64); /* --memory in MiB */
 	cr_expect_eq(o.overrides[6].number, 4096);
@@ -365,6 +370,33 @@ Test(cli, env_net_chdir_and_set_reach_the_policy)
 	policy_free(&p);
 }
 
+/* The option table says which override each option makes; a row that named
+ * the wrong kind would apply --bind-rw as a read-only bind, say. */
+Test(cli, each_policy_option_records_its_override_kind)
+{
+	char *argv[] = { "run", "--memory", "64M", "--net", "loopback",
+		"--bind", "/usr", "-B", "/tmp:/x", "--tmpfs", "/t", "-C", "sub",
+		"--set", "hostname=h", "-e", "A=1", "--env-keep", "HOME",
+		"--seccomp-allow", "ptrace", "--seccomp-deny", "@mount", "true", NULL };
+	const enum override_kind want[] = { OV_LIMIT, OV_NET, OV_BIND, OV_BIND_RW,
+		OV_TMPFS, OV_CHDIR, OV_SET, OV_ENV, OV_ENV_KEEP, OV_SECCOMP_ALLOW,
+		OV_SECCOMP_DENY };
+	const char *const names[] = { "--memory", "--net", "--bind", "--bind-rw",
+		"--tmpfs", "--chdir", "--set", "--env", "--env-keep",
+		"--seccomp-allow", "--seccomp-deny" };
+	struct cli_options o;
+
+	parse_ok(ARGC(argv), argv, &o);
+	cr_assert_eq(o.noverrides, 11);
+	for (size_t i = 0; i < 11; i++) {
+		cr_expect_eq(o.overrides[i].kind, want[i], "%s", names[i]);
+		cr_expect_str_eq(o.overrides[i].option, names[i]);
+	}
+	cr_expect_eq(o.overrides[0].limit, LIM_MEMORY_MB);
+	cr_expect_eq(o.overrides[0].number, 64);
+	cli_options_free(&o);
+}
+
 Test(cli, lang_template_expands_file_args_and_workspace)
 {
 	const char *text = "workspace: \"/mnt/data\" lang { extensions: [\".py\"] "
@@ -383,7 +415,7 @@ Test(cli, lang_template_expands_file_args_and_workspace)
 	cr_expect_str_eq(cmd[4], "c");
 	cr_expect_str_eq(cmd[5], "--ws=/mnt/data");
 	cr_expect_null(cmd[6]);
-	cli_argv_free(cmd);
+	argv_free(cmd);
 	cli_options_free(&o);
 	policy_free(&p);
 }
@@ -415,7 +447,7 @@ Test(cli, lang_auto_picks_the_preset_by_extension)
 	struct policy p;
 
 	parse_ok(ARGC(argv), argv, &o);
-	cr_assert_eq(cli_build_policy(&o, &p, &err), 0, "%s", err.msg);
+	cr_assert_eq(effective_policy(&o, &p, &err), 0, "%s", err.msg);
 	cr_expect(p.lang.present);
 	cr_expect_str_eq(p.name, "py");
 	policy_free(&p);
@@ -429,7 +461,7 @@ Test(cli, lang_auto_with_an_unknown_extension_lists_the_presets)
 	struct policy p;
 
 	parse_ok(ARGC(argv), argv, &o);
-	cr_expect_eq(cli_build_policy(&o, &p, &err), -1);
+	cr_expect_eq(effective_policy(&o, &p, &err), -1);
 	cr_expect_eq(err.kind, ERR_CONFIG);
 	cr_expect(strstr(err.msg, "'.zzz'"), "%s", err.msg);
 	cr_expect(strstr(err.msg, "available: "), "%s", err.msg);
@@ -449,9 +481,9 @@ Test(cli, did_you_mean_finds_near_words_only)
 
 Test(cli, extension_of_a_path)
 {
-	cr_expect_str_eq(cli_extension("a/b.c/hello.py"), ".py");
-	cr_expect_str_eq(cli_extension("a.d/Makefile"), "");
-	cr_expect_str_eq(cli_extension(".bashrc"), "");
+	cr_expect_str_eq(lang_extension("a/b.c/hello.py"), ".py");
+	cr_expect_str_eq(lang_extension("a.d/Makefile"), "");
+	cr_expect_str_eq(lang_extension(".bashrc"), "");
 }
 
 /* A bind over the workspace would hide it; a host /proc over the jail's
@@ -466,17 +498,17 @@ Test(cli, mounts_over_reserved_paths_are_refused)
 
 	setenv("XDG_CONFIG_HOME", "/nonexistent-sbx-test", 1);
 	parse_ok(ARGC(over_ws), over_ws, &o);
-	cr_expect_eq(cli_build_policy(&o, &p, &err), -1);
+	cr_expect_eq(effective_policy(&o, &p, &err), -1);
 	cr_expect(strstr(err.msg, "--bind-rw") && strstr(err.msg, "workspace"), "%s", err.msg);
 	cli_options_free(&o);
 
 	parse_ok(ARGC(over_proc), over_proc, &o);
-	cr_expect_eq(cli_build_policy(&o, &p, &err), -1);
+	cr_expect_eq(effective_policy(&o, &p, &err), -1);
 	cr_expect(strstr(err.msg, "/proc") && strstr(err.msg, "host processes"), "%s", err.msg);
 	cli_options_free(&o);
 
 	parse_ok(ARGC(beside), beside, &o);
-	cr_expect_eq(cli_build_policy(&o, &p, &err), 0, "%s", err.msg);
+	cr_expect_eq(effective_policy(&o, &p, &err), 0, "%s", err.msg);
 	policy_free(&p);
 	cli_options_free(&o);
 }

@@ -1,0 +1,18 @@
+/*
+ * env.h - the environment of the program `sbx run` starts.
+ *
+ * The policy's env, then env_keep from sbx's own environment, then --env
+ * (entries whose origin is an option): the command line wins, a later
+ * NAME=... replaces an earlier one.  Nothing else from the host passes
+ * (spec §6: a host token or LD_PRELOAD never leaks into the jail).
+ */
+#ifndef SBX_CMD_ENV_H
+#define SBX_CMD_ENV_H
+
+#include "base/err.h"
+#include "policy/policy.h"
+
+/* P's environment as a NULL-terminated allocated vector (argv_free). */
+int env_build(const struct policy *p, char ***envp, struct sbx_err *err);
+
+#endif
