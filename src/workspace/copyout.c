@@ -9,6 +9,7 @@
  * copied is named on stderr and counted in the record's
  * artifact_truncation.
  */
+#include "base/ids.h"
 #include "workspace/artifacts.h"
 #include "workspace/internal.h"
 #include "base/path.h"
@@ -25,7 +26,7 @@
 /* Run by root the program is host uid 65534 (spec §1), else the caller. */
 static uid_t jail_host_uid(void)
 {
-	return geteuid() == 0 ? JAILED_ROOT_UID : geteuid();
+	return geteuid() == 0 ? SBX_NOBODY_ID : geteuid();
 }
 
 uint64_t art_out_budget(uint64_t file_size_mb)

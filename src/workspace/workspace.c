@@ -6,6 +6,7 @@
  * adopted and locked.  Copy-in goes by descriptor.  Removal, and the
  * reclaiming of what a crashed run left, walk the tree in remove.c.
  */
+#include "base/ids.h"
 #include "workspace/workspace.h"
 #include "workspace/internal.h"
 #include "base/path.h"
@@ -115,12 +116,12 @@ static int open_parent(int tmpfd, const char *tmp_path, char **path, struct sbx_
 	/* run by root, the program is host uid 65534 and must reach its
 	 * workspace through TMPDIR: say so here, not as a mount failure */
 	if (geteuid() == 0 && fstat(tmpfd, &st) == 0 && !(st.st_mode & S_IXOTH) &&
-	    st.st_uid != JAILED_ROOT_UID)
+	    st.st_uid != SBX_NOBODY_ID)
 		return err_set(err, ERR_SETUP, EACCES,
 			       "TMPDIR %s is not searchable by others (mode %03o): run by root, "
 			       "the program is host uid %d and must reach its workspace there "
 			       "(use a TMPDIR such as /tmp, or chmod o+x it)",
-			       tmp_root(), (unsigned)(st.st_mode & 0777), JAILED_ROOT_UID);
+			       tmp_root(), (unsigned)(st.st_mode & 0777), SBX_NOBODY_ID);
 
 	snprintf(name, sizeof(name), "sbx-%u", (unsigned)geteuid());
 	if (asprintf(path, "%s%s%s", tmp_path, tmp_path[1] ? "/" : "", name) < 0) {
@@ -277,7 +278,7 @@ static int make_disposable(struct workspace *ws, struct sbx_err *err)
 		return -1;
 	/* as root the program is uid 65534 on the host: let it write here */
 	if (geteuid() == 0 &&
-	    fchown(ws->dirfd, JAILED_ROOT_UID, JAILED_ROOT_GID) < 0)
+	    fchown(ws->dirfd, SBX_NOBODY_ID, SBX_NOBODY_ID) < 0)
 		return err_set(err, ERR_SETUP, errno, "chown %s: %s",
 			       ws->host_path, strerror(errno));
 	return 0;
@@ -293,14 +294,14 @@ static int check_writable_as_root(const struct workspace *ws,
 				  const struct stat *st, struct sbx_err *err)
 {
 	bool ok = (st->st_mode & S_IWOTH) ||
-		  (st->st_uid == JAILED_ROOT_UID && (st->st_mode & S_IWUSR)) ||
-		  (st->st_gid == JAILED_ROOT_GID && (st->st_mode & S_IWGRP));
+		  (st->st_uid == SBX_NOBODY_ID && (st->st_mode & S_IWUSR)) ||
+		  (st->st_gid == SBX_NOBODY_ID && (st->st_mode & S_IWGRP));
 
 	if (geteuid() != 0 || ok)
 		return 0;
 	return err_set(err, ERR_CONFIG, EACCES,
 		       "--workdir %s: run by root, the program is host uid %d, which cannot write there (chown %d:%d the directory, or run sbx as an ordinary user)",
-		       ws->host_path, JAILED_ROOT_UID, JAILED_ROOT_UID, JAILED_ROOT_GID);
+		       ws->host_path, SBX_NOBODY_ID, SBX_NOBODY_ID, SBX_NOBODY_ID);
 }
 
 static int lock_failed(const struct workspace *ws, int e, struct sbx_err *err)
@@ -427,7 +428,7 @@ static int open_target(const struct workspace *ws, const char *name,
 		return err_set(err, ERR_SETUP, errno, "%s: create %s/%s: %s",
 			       option, ws->host_path, name, strerror(errno));
 	if (ws->disposable && geteuid() == 0 &&
-	    fchown(fd, JAILED_ROOT_UID, JAILED_ROOT_GID) < 0) {
+	    fchown(fd, SBX_NOBODY_ID, SBX_NOBODY_ID) < 0) {
 		err_set(err, ERR_SETUP, errno, "chown %s/%s: %s", ws->host_path,
 			name, strerror(errno));
 		close(fd);
