@@ -109,7 +109,7 @@ check-layers:
 	sh tools/check-layers.sh --self-test
 	sh tools/check-layers.sh
 
-check: $(SBX) test-unit test-integration
+check: check-layers $(SBX) test-unit test-integration
 
 asan:
 	$(MAKE) check SANITIZE=1

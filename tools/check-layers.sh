@@ -3,6 +3,7 @@
 # above its own, so data keeps flowing one way (README.md, "Layout").
 #
 #   sh tools/check-layers.sh [TOP]     check TOP/src and TOP/cmd (default .)
+#                                      and the layout table of TOP/README.md
 #   sh tools/check-layers.sh --self-test
 #                                      prove the check catches the cycles the
 #                                      tree had before the layout (issue 13)
@@ -67,6 +68,20 @@ check_tree() {
 	return $bad
 }
 
+# The README's layout table names the layers in the same order, and every
+# layer directory that exists has its row.
+check_readme() {
+	rows=$(sed -n 's/^| \([a-z]*\) | `\(src\/[a-z]*\/\|cmd\/sbx\/main.c\)` |.*/\1/p' "$1/README.md" | tr '\n' ' ')
+	if [ "$rows" != "$LAYERS " ]; then
+		echo "README.md: the layout table lists layers '$rows', tools/check-layers.sh '$LAYERS'"
+		return 1
+	fi
+	for d in "$1"/src/*/; do
+		l=$(basename "$d")
+		[ "$(rank "$l")" -ge 0 ] || { echo "src/$l/: a directory that is not a layer"; return 1; }
+	done
+}
+
 self_test() {
 	t=$tmp/tree
 	mkdir -p "$t/src/base" "$t/src/lang" "$t/src/cli" "$t/src/workspace" \
@@ -81,7 +96,10 @@ self_test() {
 	            "src/lang/lang.c supervise/supervise.h" \
 	            "src/jail/init.c cmd/commands.h" \
 	            "src/err.c base/err.h" \
-	            "src/record/result.c result.h"; do
+	            "src/record/result.c result.h" \
+	            "src/jail/spawn.c supervise/supervise.h" \
+	            "src/supervise/supervise.c cmd/commands.h" \
+	            "src/policy/override.c cli/cli.h"; do
 		set -- $edge
 		cp -r "$t" "$t.case"
 		mkdir -p "$t.case/$(dirname "$1")"
@@ -92,6 +110,11 @@ self_test() {
 		fi
 		rm -rf "$t.case"
 	done
+	printf '| cli | `src/cli/` | x |\n| base | `src/base/` | x |\n' > "$t/README.md"
+	if check_readme "$t" > /dev/null; then
+		echo "self-test: a README table out of order was not caught"
+		fail=1
+	fi
 	[ $fail = 0 ] && echo "check-layers self-test: ok"
 	return $fail
 }
@@ -101,5 +124,5 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 if [ "${1:-}" = --self-test ]; then
 	self_test
 else
-	check_tree "${1:-.}" && echo "check-layers: ok ($LAYERS)"
+	check_tree "${1:-.}" && check_readme "${1:-.}" && echo "check-layers: ok ($LAYERS)"
 fi
