@@ -77,6 +77,45 @@ static int64_t realtime_ns(void)
 	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
+/* The inputs are in the workspace: the before-scan, and the run's start. */
+static int scan_inputs(struct run_ctx *c, struct sbx_err *err)
+{
+	c->before.exclude = c->compiled ? LANG_OUT_NAME : NULL;
+	if (art_scan(c->ws.dirfd, &c->before, err) < 0)
+		return -1;
+	c->scanned = true;
+	c->started_ns = realtime_ns();
+	return 0;
+}
+
+/* At CTL_READY of the first jail: the tmpfs is up; fill it, scan it. */
+static int on_ready(void *arg, int ws_fd, uint32_t host_uid, struct sbx_err *err)
+{
+	struct run_ctx *c = arg;
+
+	if (workspace_attach(&c->ws, ws_fd, host_uid, err) < 0)
+		return -1;
+	return scan_inputs(c, err);
+}
+
+/* What a stage's request says about the workspace: -w's directory; the
+ * tmpfs to make (and fill at READY), or the one the first stage made. */
+static void request_workspace(struct run_ctx *c, struct run_request *req)
+{
+	req->workspace_host = c->ws.host_path;
+	req->workspace_fd = -1;
+	if (!c->ws.disposable)
+		return;
+	req->workspace_tmpfs = true;
+	req->workspace_mb = workspace_tmpfs_mb(policy_limit(&c->policy, LIM_FILE_SIZE_MB));
+	if (c->ws.mnt_fd >= 0) {
+		req->workspace_fd = c->ws.mnt_fd;
+	} else {
+		req->on_ready = on_ready;
+		req->ready_arg = c;
+	}
+}
+
 static int prepare_workspace(struct run_ctx *c, struct sbx_err *err)
 {
 	const struct cli_options *o = &c->opts;
@@ -84,7 +123,8 @@ static int prepare_workspace(struct run_ctx *c, struct sbx_err *err)
 	if (workspace_open(&c->ws, o->workdir, err) < 0)
 		return -1;
 	if (o->verbose)
-		fprintf(stderr, "sbx: workspace %s (%s)\n", c->ws.host_path,
+		fprintf(stderr, "sbx: workspace %s (%s)\n",
+			c->ws.disposable ? "a tmpfs in the jail" : c->ws.host_path,
 			c->ws.disposable ? "disposable" : "persistent");
 	if (o->lang && workspace_copy_in(&c->ws, o->command[0], "--lang", err) < 0)
 		return -1;
@@ -93,12 +133,8 @@ static int prepare_workspace(struct run_ctx *c, struct sbx_err *err)
 			return -1;
 	if (c->compiled && workspace_remove_file(&c->ws, LANG_OUT_NAME, err) < 0)
 		return -1;
-	c->before.exclude = c->compiled ? LANG_OUT_NAME : NULL;
-	if (art_scan(c->ws.dirfd, &c->before, err) < 0)
-		return -1;
-	c->scanned = true;
-	c->started_ns = realtime_ns();
-	return 0;
+	/* the tmpfs is scanned once filled, at READY (on_ready) */
+	return c->ws.disposable ? 0 : scan_inputs(c, err);
 }
 
 /* -o DIR: made when missing (its parent must exist), checked up front. */
@@ -287,11 +323,11 @@ static int compile_stage(struct run_ctx *c, struct sbx_err *err)
 		.policy = &c->compile_policy,
 		.argv = c->compile_argv,
 		.envp = c->envp,
-		.workspace_host = c->ws.host_path,
 		.capture = true,
 		.verbose = o->verbose,
 	};
 
+	request_workspace(c, &req);
 	lang_compile_policy(&c->policy, &c->compile_policy);
 	c->compile_res = malloc(sizeof(*c->compile_res));
 	if (!c->compile_res)
@@ -316,7 +352,6 @@ static int launch(struct run_ctx *c, struct sbx_err *err)
 		.policy = &c->policy,
 		.argv = c->argv,
 		.envp = c->envp,
-		.workspace_host = c->ws.host_path,
 		.stdin_spec = o->stdin_spec,
 		.capture = o->json,
 		.stdout_copy = o->stdout_copy,
@@ -327,6 +362,7 @@ static int launch(struct run_ctx *c, struct sbx_err *err)
 
 	if (rc != 0)
 		return rc < 0 ? -1 : 0;
+	request_workspace(c, &req);
 	if (c->compiled)
 		c->res.stage = "run";
 	c->ran = true;
@@ -404,12 +440,10 @@ static void free_stages(struct run_ctx *c)
 
 static int finish(struct run_ctx *c)
 {
-	struct sbx_err err = { 0 };
 	int status;
 
 	collect_files(c);
-	if (workspace_close(&c->ws, &err) < 0)
-		fprintf(stderr, "sbx: warning: %s\n", err.msg);
+	workspace_close(&c->ws);
 	emit_record(c);
 	status = c->res.exit_status;
 	free_stages(c);
@@ -440,7 +474,7 @@ static void block_abort_signals(void)
 
 int cmd_run(int argc, char **argv)
 {
-	struct run_ctx c = { .ws = { .dirfd = -1 }, .out_fd = -1, .result_fd = -1 };
+	struct run_ctx c = { .ws = { .dirfd = -1, .mnt_fd = -1 }, .out_fd = -1, .result_fd = -1 };
 	struct sbx_err err = { 0 };
 	int rc;
 

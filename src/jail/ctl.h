@@ -12,7 +12,10 @@
  *                      the jail's /proc fd,
  *                      a sock_diag socket in
  *                      its netns, its tmpfs roots
- *                      (SCM_RIGHTS) if any
+ *                      (SCM_RIGHTS) if any;
+ *                      value = 1 + index of the
+ *                      workspace tmpfs among
+ *                      them, 0 = none
  *   CTL_SETUP_FAILED   errno + text          CTL_TERM  SIGTERM every jail process
  *   CTL_STARTED        target exec'd
  *   CTL_EXEC_FAILED    errno (ENOENT->127, else 126)
@@ -41,8 +44,9 @@ enum ctl_type {
 #define CTL_EV_SECCOMP_KILL 1
 #define CTL_EV_CPU_RLIMIT 2
 
-/* Most descriptors CTL_READY carries: /proc, sock_diag, 14 tmpfs roots. */
-#define CTL_MAX_FDS 16
+/* Most descriptors CTL_READY carries: /proc, sock_diag, the workspace,
+ * 14 tmpfs roots. */
+#define CTL_MAX_FDS 17
 
 struct ctl_msg {
 	uint32_t type;

@@ -85,7 +85,8 @@ static void close_inherited(const struct jail_plan *plan)
 {
 	const struct jail_spec *s = plan->spec;
 	int keep[] = { 0, 1, 2, plan->ctl_fd, plan->sync_fd,
-		       s->stdin_fd, s->stdout_fd, s->stderr_fd };
+		       s->stdin_fd, s->stdout_fd, s->stderr_fd,
+		       s->workspace_tmpfs ? s->workspace_fd : -1 };
 	struct sbx_err err = { 0 };
 
 	if (fds_close_except(keep, sizeof(keep) / sizeof(keep[0])) < 0) {
@@ -433,8 +434,8 @@ __attribute__((noreturn)) static void start_target(const struct jail_plan *plan,
 }
 
 /* CTL_READY, with the jail's /proc (FS->proc, the init keeps it), a
- * sock_diag socket in its network namespace and its tmpfs mounts attached
- * (SCM_RIGHTS). */
+ * sock_diag socket in its network namespace, its workspace tmpfs (marked
+ * by the message's value) and its tmpfs mounts attached (SCM_RIGHTS). */
 static void send_ready(const struct jail_plan *plan, struct jail_fs *fs)
 {
 	struct ctl_msg m = { .type = CTL_READY };
@@ -453,6 +454,10 @@ static void send_ready(const struct jail_plan *plan, struct jail_fs *fs)
 	if (plan->policy->network != NET_HOST &&
 	    (fds[n] = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG)) >= 0)
 		n++;
+	if (fs->ws >= 0) {
+		m.value = (int32_t)n + 1;
+		fds[n++] = fs->ws;
+	}
 	for (size_t i = 0; i < fs->ntmpfs && n < CTL_MAX_FDS; i++)
 		fds[n++] = fs->tmpfs[i];
 	if (n > 0) {
@@ -470,6 +475,7 @@ static void send_ready(const struct jail_plan *plan, struct jail_fs *fs)
 	for (size_t i = fs->proc >= 0 ? 1 : 0; i < n; i++)
 		close(fds[i]);
 	fs->ntmpfs = 0;
+	fs->ws = -1;
 }
 
 /*

@@ -55,8 +55,9 @@ struct target_report {
 /* What the supervisor's meters read, from the mounts mount.c made. */
 struct jail_fs {
 	int proc;                   /* the jail's own proc (verified), or -1 */
-	int tmpfs[CTL_MAX_FDS - 2]; /* mount fds of its tmpfs: root, /dev, tmpfs entries */
+	int tmpfs[CTL_MAX_FDS - 3]; /* mount fds of its tmpfs: root, /dev, tmpfs entries */
 	size_t ntmpfs;
+	int ws;                     /* the workspace tmpfs (spec->workspace_tmpfs), or -1 */
 };
 
 /* mount.c: build the root from the policy's mounts, pivot into it, and
@@ -98,6 +99,9 @@ int mount_bind(struct root_build *b, const struct mount_entry *m, const struct b
 int mount_tmpfs(struct root_build *b, const struct mount_entry *m, struct sbx_err *err);
 int mount_proc(struct root_build *b, const struct mount_entry *m, struct sbx_err *err);
 int mount_dev(struct root_build *b, const struct mount_entry *m, struct sbx_err *err);
+/* mount_fs.c: the disposable workspace, a tmpfs (spec.h workspace_tmpfs). */
+int mount_workspace_tmpfs(struct root_build *b, const struct mount_entry *m,
+			  struct sbx_err *err);
 
 /* mountpoint.c: destinations in the new root and fd-based mounts.  Each
  * returns -1 with errno set.

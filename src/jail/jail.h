@@ -26,6 +26,12 @@ struct jail_spec {
 	char *const *argv;     /* argv[0]: absolute, or resolved on the jail's PATH */
 	char *const *envp;     /* the complete environment of the target */
 	const char *workspace_host; /* host dir bound rw at policy->workspace; NULL = none */
+	/* No host dir: the disposable workspace is a tmpfs of workspace_mb made
+	 * in the jail (workspace_fd -1) or the one an earlier jail made (an fd
+	 * of its root, workspace_fd >= 0); CTL_READY carries it. */
+	bool workspace_tmpfs;
+	unsigned long long workspace_mb;
+	int workspace_fd;
 	int stdin_fd;          /* become the target's fd 0, 1, 2 (dup'ed in the init) */
 	int stdout_fd;
 	int stderr_fd;

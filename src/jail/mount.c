@@ -130,6 +130,10 @@ static int mount_workspace(struct root_build *b, struct sbx_err *err)
 
 	if (b->ws.fd >= 0)
 		return mount_bind(b, &m, &b->ws, err);
+	if (b->plan->spec->workspace_tmpfs) {
+		m.type = MNT_TMPFS;
+		return mount_workspace_tmpfs(b, &m, err);
+	}
 	fd = mp_make(b->root_fd, m.dst, LEAF_DIR, NULL);
 	if (fd < 0)
 		return mount_fail(err, errno, &m, "mkdir");
@@ -265,7 +269,7 @@ int mount_build_root(const struct jail_plan *plan, struct jail_fs *fs, struct sb
 				.ws = { .fd = -1 }, .fs = fs };
 	int rc;
 
-	fs->proc = -1;
+	fs->proc = fs->ws = -1;
 	fs->ntmpfs = 0;
 
 	rc = new_root(&b, err);
@@ -288,5 +292,8 @@ int mount_build_root(const struct jail_plan *plan, struct jail_fs *fs, struct sb
 		close(b.proc_fd);
 	while (fs->ntmpfs > 0)
 		close(fs->tmpfs[--fs->ntmpfs]);
+	if (fs->ws >= 0)
+		close(fs->ws);
+	fs->ws = -1;
 	return rc;
 }

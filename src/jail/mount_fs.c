@@ -86,6 +86,56 @@ int mount_tmpfs(struct root_build *b, const struct mount_entry *m, struct sbx_er
 }
 
 /*
+ * The disposable workspace: a tmpfs, never a host directory, so a run
+ * leaves nothing on the host even when sbx is SIGKILLed and its total
+ * size is bounded.  The jail gets a clone of it; the mount the supervisor
+ * holds (CTL_READY) stays detached, so a later stage's jail can clone it
+ * again (spec->workspace_fd) and see the same files.
+ */
+int mount_workspace_tmpfs(struct root_build *b, const struct mount_entry *m,
+			  struct sbx_err *err)
+{
+	const struct jail_spec *s = b->plan->spec;
+	char size[32], inodes[32];
+	const char *opts[] = { "size", size, "nr_inodes", inodes, "mode", "0700", NULL };
+	const char *step = "creating the filesystem (fsopen/fsmount)";
+	int src = s->workspace_fd, dst, tree;
+
+	snprintf(size, sizeof(size), "%llum", s->workspace_mb);
+	snprintf(inodes, sizeof(inodes), "%llu", s->workspace_mb * TMPFS_INODES_PER_MB);
+	/* nosuid+nodev as for every mount the program can write */
+	if (src < 0 && (src = mp_new_fs("tmpfs", opts, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)) < 0)
+		return mount_fail(err, errno, m, step);
+	dst = mp_make(b->root_fd, m->dst, LEAF_DIR, NULL);
+	if (dst < 0)
+		return mount_fail(err, mp_close2(src, -1, errno), m, "creating the mount point");
+	tree = mp_clone(src, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, &step);
+	if (tree < 0 || mp_attach(tree, dst) < 0) {
+		mount_fail(err, mp_close2(tree, dst, errno), m,
+			   tree < 0 && src == s->workspace_fd
+			   ? "cloning the first stage's workspace (this kernel does not "
+			     "let open_tree clone a detached mount made in another "
+			     "namespace; use -w DIR for compiled languages)"
+			   : tree < 0 ? step : "move_mount onto the mount point");
+		if (src != s->workspace_fd)
+			close(src);
+		return -1;
+	}
+	close(dst);
+	/* an earlier stage's: the supervisor has it; the meter gets the clone */
+	if (src == s->workspace_fd) {
+		close(src);
+		src = tree;
+	} else {
+		close(tree);
+	}
+	b->fs->ws = src;
+	vlog_line(&b->plan->vlog, "mount %s (workspace tmpfs size=%s%s)", m->dst, size,
+		  s->workspace_fd >= 0 ? ", an earlier stage's" : "");
+	return 0;
+}
+
+/*
  * The proc the supervisor meters through must be the jail's, not one a
  * bind put on the same path: opened from the new mount itself, then
  * checked to be a procfs whose "self" is the init, pid 1 of the jail.

@@ -8,6 +8,7 @@
 #include "supervise/internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/magic.h>
 #include <signal.h>
 #include <stddef.h>
@@ -75,6 +76,26 @@ void sup_term_jail(struct sup *s, int64_t since)
 
 /* ---- control messages ---------------------------------------------------- */
 
+/* The caller's work on the workspace tmpfs before the program runs. */
+static int ready_hook(struct sup *s)
+{
+	struct sbx_err e = { 0 };
+	int fd = s->ws_fd;
+
+	if (!s->req->on_ready)
+		return 0;
+	s->ws_fd = -1;
+	if (fd < 0)
+		err_set(&e, ERR_SETUP, EPROTO, "the jail's init sent no workspace tmpfs");
+	else if (s->req->on_ready(s->req->ready_arg, fd, s->jail.host_uid, &e) == 0)
+		return 0;
+	s->setup_errno = e.sys_errno;
+	snprintf(s->setup_text, sizeof(s->setup_text), "%.499s", e.msg);
+	s->setup_failed = true;
+	sup_kill_init(s);
+	return -1;
+}
+
 static void start_run(struct sup *s)
 {
 	uint64_t wall = policy_limit(s->pol, LIM_WALL_TIME_MS);
@@ -86,6 +107,9 @@ static void start_run(struct sup *s)
 		sup_kill_init(s);
 		return;
 	}
+	if (ready_hook(s) < 0)
+		return;
+	vlog_line(&s->vlog, "workspace ready");
 	if (ctl_send(s, CTL_GO) != 0) {
 		s->setup_errno = errno;
 		snprintf(s->setup_text, sizeof(s->setup_text), "sending GO to the jail's init");
@@ -159,11 +183,19 @@ static void close_ctl(struct sup *s)
 
 /* Only with READY, only once: a procfs directory, tmpfs roots, a
  * sock_diag socket (the meter's sources, told apart by the kernel). */
-static void take_ctl_fd(struct sup *s, const struct ctl_msg *m, int fd)
+static void take_ctl_fd(struct sup *s, const struct ctl_msg *m, int fd, bool ws)
 {
 	struct statfs sfs;
 
 	if (m->type == CTL_READY && !s->ready && fstatfs(fd, &sfs) == 0) {
+		/* the workspace is metered like any tmpfs of the jail (memory) */
+		if (ws && sfs.f_type == TMPFS_MAGIC && s->ws_fd < 0) {
+			int meter = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+			if (meter >= 0)
+				cputree_use_tmpfs(&s->cpu, meter);
+			s->ws_fd = fd;
+			return;
+		}
 		if (sfs.f_type == PROC_SUPER_MAGIC && s->cpu.proc_fd < 0) {
 			cputree_use_jail_proc(&s->cpu, fd);
 			return;
@@ -205,7 +237,7 @@ static ssize_t recv_ctl(struct sup *s, struct ctl_msg *m)
 		nfds = CTL_MAX_FDS;
 	memcpy(fds, CMSG_DATA(c), nfds * sizeof(int));
 	for (size_t i = 0; i < nfds; i++)
-		take_ctl_fd(s, m, fds[i]);
+		take_ctl_fd(s, m, fds[i], m->value > 0 && (size_t)m->value == i + 1);
 	return n;
 }
 

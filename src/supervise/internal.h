@@ -61,6 +61,7 @@ struct sup {
 
 	/* what the init reported */
 	bool ready, go_sent, started, target_exited, ctl_eof;
+	int ws_fd;                  /* the workspace tmpfs from READY, -1 */
 	int target_status;          /* raw wait status (CTL_EXITED) */
 	int32_t target_evidence;    /* CTL_EV_* bits the init saw on the zombie */
 	int64_t target_cpu_ns;      /* its CPU by the kernel's tick count, -1 = unknown */

@@ -156,6 +156,7 @@ static void sup_cleanup(struct sup *s)
 	close_fd(&s->epfd);
 	close_fd(&s->tfd);
 	close_fd(&s->sigfd);
+	close_fd(&s->ws_fd);
 	free(s->buf);
 	s->buf = NULL;
 }
@@ -168,6 +169,9 @@ static int spawn(struct sup *s, int fds[3])
 		.argv = s->req->argv,
 		.envp = s->req->envp,
 		.workspace_host = s->req->workspace_host,
+		.workspace_tmpfs = s->req->workspace_tmpfs,
+		.workspace_mb = s->req->workspace_mb,
+		.workspace_fd = s->req->workspace_fd,
 		.stdin_fd = fds[0],
 		.stdout_fd = fds[1],
 		.stderr_fd = fds[2],
@@ -211,7 +215,7 @@ static void sup_init(struct sup *s, const struct run_request *req, struct result
 	s->pol = req->policy;
 	s->res = res;
 	s->err = err;
-	s->epfd = s->tfd = s->sigfd = s->ctl_fd = s->in_fd = -1;
+	s->epfd = s->tfd = s->sigfd = s->ctl_fd = s->in_fd = s->ws_fd = -1;
 	s->in.src = s->in.dst = -1;
 	out_stream_init(&s->out[0], "stdout", -1);
 	out_stream_init(&s->out[1], "stderr", -1);

@@ -21,6 +21,16 @@ struct run_request {
 	char **argv;                /* command inside the jail */
 	char **envp;                /* complete target environment */
 	const char *workspace_host; /* host directory for policy->workspace, or NULL */
+	/* No host directory: the workspace is a tmpfs of workspace_mb made in
+	 * the jail (workspace_fd -1), or an earlier stage's (an fd of its root). */
+	bool workspace_tmpfs;
+	unsigned long long workspace_mb;
+	int workspace_fd;
+	/* Called at CTL_READY, before GO, with the workspace tmpfs's mount
+	 * fd (the hook owns it) and the jail's host uid: copy-in and
+	 * the before-scan.  -1 with ERR: a setup error, nothing runs. */
+	int (*on_ready)(void *arg, int ws_fd, uint32_t host_uid, struct sbx_err *err);
+	void *ready_arg;
 	const char *stdin_spec;     /* NULL: empty; "-": relay sbx's stdin; else a file */
 	bool capture;               /* --json: keep stdout/stderr for the record */
 	const char *stdout_copy;    /* --stdout FILE */

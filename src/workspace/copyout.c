@@ -11,7 +11,6 @@
  */
 #include "base/ids.h"
 #include "workspace/artifacts.h"
-#include "workspace/internal.h"
 #include "base/path.h"
 
 #include <errno.h>

@@ -1,51 +1,74 @@
 /*
- * workspace.h - the host directory mounted at the policy's workspace path.
+ * workspace.h - what is mounted at the policy's workspace path.
  *
- * Disposable (default): a fresh private directory with a random name under
- * $TMPDIR/sbx-UID/ (TMPDIR defaults to /tmp), locked for the run's life
- * and removed after it without ever following a symlink or leaving the
- * tree; what a crashed sbx left there is removed by the next run.  All of
- * it is made and removed by fd beneath TMPDIR, opened from "/" one
- * component at a time; run by root, a TMPDIR with a directory on its path
- * that another user can rename entries of (writable without the sticky
- * bit, or owned by another user) is refused.
- * Persistent (-w DIR): DIR itself, never removed, locked (flock) against a
- * second concurrent run.  Files are copied in by descriptor (O_NOFOLLOW
- * in, O_EXCL out).
+ * Disposable (default): a tmpfs the jail's init makes (jail.h), never a
+ * directory on the host: nothing is left on the host however sbx ends
+ * (kill -9 included), its total size is bounded, and no host path leads
+ * to it.  Inputs (-f, --lang FILE) are opened and checked before the jail
+ * starts and copied in through the supervisor's descriptor of the tmpfs
+ * at CTL_READY (workspace_attach); the record's files and -o read back
+ * through the same descriptor after the jail is gone.  A compiled
+ * language's two stages share it (the second jail clones the mount).
+ * Persistent (-w DIR): DIR itself, never removed, locked (flock) against
+ * a second concurrent run; inputs are copied in at once.  Copies go by
+ * descriptor (O_NOFOLLOW in, O_EXCL out).
  */
 #ifndef SBX_WORKSPACE_H
 #define SBX_WORKSPACE_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "base/err.h"
 
-struct workspace {
-	char *host_path; /* absolute */
-	int dirfd;       /* O_DIRECTORY|O_CLOEXEC fd of host_path, -1 = none */
-	bool disposable;
-	int parent_fd;   /* disposable only: $TMPDIR/sbx-UID, and $TMPDIR */
-	int tmp_fd;
+/* An input waiting for the tmpfs: its open source and its name there. */
+struct ws_input {
+	int fd;
+	const char *name; /* points into the caller's argument */
+	const char *src;
+	const char *option;
 };
 
-/* Make a disposable workspace, or adopt WORKDIR (must be a directory). */
+struct workspace {
+	char *host_path; /* -w: absolute; NULL for the tmpfs */
+	int dirfd;       /* O_DIRECTORY|O_CLOEXEC fd of it; the tmpfs's from attach on; -1 */
+	bool disposable; /* a tmpfs in the jail */
+	int mnt_fd;      /* its detached mount (fsmount's fd): the last close of
+			  * that would dissolve it, and a later stage clones it */
+	struct ws_input *in; /* disposable: inputs not yet copied */
+	size_t nin;
+};
+
+/* The tmpfs's size bound in MiB for a file-size limit of FILE_SIZE_MB:
+ * WS_TMPFS_FILES such files, within [WS_TMPFS_MIN_MB, WS_TMPFS_MAX_MB]. */
+#define WS_TMPFS_FILES 4
+#define WS_TMPFS_MIN_MB 64ULL
+#define WS_TMPFS_MAX_MB 4096ULL
+unsigned long long workspace_tmpfs_mb(uint64_t file_size_mb);
+
+/* Prepare a disposable workspace (nothing made yet), or adopt WORKDIR. */
 int workspace_open(struct workspace *ws, const char *workdir, struct sbx_err *err);
 
 /* Copy everything readable from IN to OUT (fds); -1 with errno on failure. */
 int copy_bytes(int in, int out);
 
-/* Copy the regular file SRC into the workspace as basename(SRC). */
-int workspace_copy_in(const struct workspace *ws, const char *src,
+/* Copy the regular file SRC into the workspace as basename(SRC): now for
+ * -w, at workspace_attach for the tmpfs (SRC is opened and checked now). */
+int workspace_copy_in(struct workspace *ws, const char *src,
 		      const char *option, struct sbx_err *err);
+
+/* The tmpfs is up: take MNT_FD (its mount fd; kept) and copy the
+ * inputs in, creating them as HOST_UID when sbx runs as root (the tmpfs
+ * belongs to the jail's user namespace, where only that uid is mapped). */
+int workspace_attach(struct workspace *ws, int mnt_fd, uint32_t host_uid,
+		     struct sbx_err *err);
 
 /* Remove the file NAME sbx itself writes there (an old build output). */
 int workspace_remove_file(const struct workspace *ws, const char *name,
 			  struct sbx_err *err);
 
-/*
- * Close WS; remove it when disposable.  Returns -1 with ERR filled when
- * removal failed (the directory is then left in place and named in ERR).
- */
-int workspace_close(struct workspace *ws, struct sbx_err *err);
+/* Close WS (a tmpfs goes with its last descriptor; -w stays). */
+void workspace_close(struct workspace *ws);
 
 #endif

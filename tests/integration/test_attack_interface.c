@@ -209,15 +209,15 @@ Test(attack_interface, stdout_and_stderr_copies_to_one_file_are_refused)
 	free(b);
 }
 
-/* TMPDIR naming a file was reported as a race ("changed while being opened"). */
-Test(attack_interface, tmpdir_that_is_a_file_is_named_as_not_a_directory)
+/* TMPDIR naming a file was reported as a race ("changed while being
+ * opened"); since the workspace is a tmpfs in the jail, TMPDIR is unused. */
+Test(attack_interface, tmpdir_that_is_a_file_does_not_matter)
 {
 	struct sbx_result r;
 
 	sbx_run(&r, &(struct sbx_opts){ .env = (const char *const[]){ "TMPDIR=/etc/passwd", NULL } },
 		(const char *[]){ "run", "--", "/bin/true", NULL });
-	cr_assert_eq(r.exit_status, 125, "exit %d; stderr: %s", r.exit_status, r.err);
-	cr_assert(strstr(r.err, "/etc/passwd is not a directory"), "stderr: %s", r.err);
+	cr_assert_eq(r.exit_status, 0, "exit %d; stderr: %s", r.exit_status, r.err);
 	sbx_result_free(&r);
 }
 
