@@ -370,8 +370,7 @@ static int find_parent(struct cgroup_run *cg, char *out, size_t size, bool claim
 	snprintf(cg->why, sizeof(cg->why), "%.200s", first);
 	if (strcmp(mnt, "/sys/fs/cgroup"))
 		snprintf(cg->why, sizeof(cg->why), "hybrid cgroup layout: the memory and pids "
-			 "controllers are bound to cgroup v1 (%.200s has none); boot with "
-			 "systemd.unified_cgroup_hierarchy=1", mnt);
+			 "controllers are bound to cgroup v1 (%.200s has none)", mnt);
 	return -1;
 }
 
