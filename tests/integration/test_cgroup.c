@@ -163,35 +163,56 @@ static bool isolation_cgroup(const struct sbx_result *r)
 	return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(i, "cgroup"));
 }
 
+#define MAX_OPTS 24
+static const struct sbx_opts slow = { .deadline_s = 300 }; /* TCG is slow */
+
+/* ALL = --cgroup-parent PARENT OPTS... (NULL-terminated). */
+static void with_parent(const char *all[MAX_OPTS], const char *parent, const char *const *opts)
+{
+	size_t n = 0;
+
+	all[n++] = "--cgroup-parent";
+	all[n++] = parent;
+	for (; opts && *opts && n < MAX_OPTS - 1; opts++)
+		all[n++] = *opts;
+	all[n] = NULL;
+}
+
 /* `sbx run -b probes --cgroup-parent P OPTS... -- /probes/NAME ARGS...` */
 static void run_in(struct sbx_result *r, const char *parent, const char *const *opts,
 		   const char *name, const char *const *args)
 {
-	const char *all[24];
-	size_t n = 0;
-	struct sbx_opts o = { .deadline_s = 300 };
+	const char *all[MAX_OPTS];
 
-	all[n++] = "--cgroup-parent";
-	all[n++] = parent;
-	for (; opts && *opts && n < 23; opts++)
-		all[n++] = *opts;
-	all[n] = NULL;
-	run_probe(r, &o, all, name, args);
+	with_parent(all, parent, opts);
+	run_probe(r, &slow, all, name, args);
 }
 
 static void run_sh_in(struct sbx_result *r, const char *parent, const char *const *opts,
 		      const char *script)
 {
-	const char *all[24];
-	size_t n = 0;
-	struct sbx_opts o = { .deadline_s = 300 };
+	const char *all[MAX_OPTS];
 
-	all[n++] = "--cgroup-parent";
-	all[n++] = parent;
-	for (; opts && *opts && n < 23; opts++)
-		all[n++] = *opts;
-	all[n] = NULL;
-	sbx_run_sh(r, &o, all, script);
+	with_parent(all, parent, opts);
+	sbx_run_sh(r, &slow, all, script);
+}
+
+/* Probe NAME under -m 64M is stopped for memory by the kernel's OOM kill,
+ * having held at least MIN_KIB and never more than the limit plus a page. */
+static void expect_oom_at_64m(const char *name, const char *const *args, double min_kib)
+{
+	struct sbx_result r;
+	char *p = make_parent();
+
+	run_in(&r, p, SBX_ARGV("-m", "64M", "-t", "120s"), name, args);
+	cr_assert(!strstr(r.out, "ESCAPED:"), "held past the limit: " PROBE_REPORT(&r));
+	cr_assert_str_eq(status_of(&r), "memory-limit", PROBE_REPORT(&r));
+	cr_assert(strstr(rec_str(&r, "message"), "OOM killer"), PROBE_REPORT(&r));
+	cr_assert(rec_num(&r, "memory_peak_kib") <= 64 * 1024 + 4, PROBE_REPORT(&r));
+	cr_assert(rec_num(&r, "memory_peak_kib") >= min_kib, PROBE_REPORT(&r));
+	cr_assert_eq(runs_left(p), 0);
+	sbx_result_free(&r);
+	remove_parent(p);
 }
 
 static double tree_cpu_ms(const struct sbx_result *r)
@@ -223,18 +244,7 @@ Test(cgroup, the_jail_sees_its_cgroup_as_root_and_the_record_says_cgroup)
  * limit came first. */
 Test(cgroup, a_memory_bomb_ends_memory_limit_with_the_kernels_oom_kill)
 {
-	struct sbx_result r;
-	char *p = make_parent();
-
-	run_in(&r, p, SBX_ARGV("-m", "64M", "-t", "120s"), "res_mem_nodump", SBX_ARGV("1", "256"));
-	cr_assert(!strstr(r.out, "ESCAPED:"), PROBE_REPORT(&r));
-	cr_assert_str_eq(status_of(&r), "memory-limit", PROBE_REPORT(&r));
-	cr_assert(strstr(rec_str(&r, "message"), "OOM killer"), PROBE_REPORT(&r));
-	cr_assert(rec_num(&r, "memory_peak_kib") <= 64 * 1024 + 4, PROBE_REPORT(&r));
-	cr_assert(rec_num(&r, "memory_peak_kib") >= 32 * 1024, PROBE_REPORT(&r));
-	cr_assert_eq(runs_left(p), 0);
-	sbx_result_free(&r);
-	remove_parent(p);
+	expect_oom_at_64m("res_mem_nodump", SBX_ARGV("1", "256"), 32 * 1024);
 }
 
 /* A fork bomb stops at pids.max: EAGAIN, nothing survives. */
@@ -295,15 +305,7 @@ Test(cgroup, auto_reaped_children_end_cpu_limit_at_the_budget)
  * socket memory to the cgroup, so the tree never holds more than the limit. */
 Test(cgroup, socket_buffers_are_held_to_the_memory_limit)
 {
-	struct sbx_result r;
-	char *p = make_parent();
-
-	run_in(&r, p, SBX_ARGV("-m", "64M", "-t", "120s"), "res_sock_fill", SBX_ARGV("30", "100"));
-	cr_assert(!strstr(r.out, "ESCAPED:"), "socket buffers held past the limit: " PROBE_REPORT(&r));
-	cr_assert(rec_num(&r, "memory_peak_kib") <= 64 * 1024 + 4, PROBE_REPORT(&r));
-	cr_assert_str_eq(status_of(&r), "memory-limit", PROBE_REPORT(&r));
-	sbx_result_free(&r);
-	remove_parent(p);
+	expect_oom_at_64m("res_sock_fill", SBX_ARGV("30", "100"), 0);
 }
 
 /* A double-forked daemon and a SIGTERM-proof process are gone at the end. */
