@@ -106,14 +106,24 @@ static void enter_scope(const char *scope)
 	free(procs);
 }
 
-/* After the run: the scope and the leaf sbx moved itself into. */
+/* After the run: the scope, the leaf sbx moved itself into, and the run's
+ * cgroup of an sbx the harness had to kill (empty once its jail died). */
 static void remove_scope(const char *scope)
 {
-	char *leaf = xasprintf("%s/sbx-supervisor", scope);
-
-	for (int i = 0; i < 100 && (rmdir(leaf), rmdir(scope) != 0) && errno == EBUSY; i++)
+	for (int i = 0; i < 100 && rmdir(scope) != 0 && errno == EBUSY; i++) {
+		DIR *d = opendir(scope);
+		struct dirent *e;
+		while (d && (e = readdir(d))) {
+			if (strncmp(e->d_name, "sbx-", 4) != 0)
+				continue;
+			char *sub = xasprintf("%s/%s", scope, e->d_name);
+			rmdir(sub);
+			free(sub);
+		}
+		if (d)
+			closedir(d);
 		usleep(20000);
-	free(leaf);
+	}
 }
 
 static void child_exec(const struct sbx_opts *o, const char *const argv[],
