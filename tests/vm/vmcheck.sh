@@ -56,8 +56,9 @@ echo "== vmcheck: as root"
 	fail=1
 t2=$(now)
 echo "== vmcheck: as $USER_"
-"$RUN" --accel "$ACCEL" --timeout "$TMO" --user "$USER_" --rw "$stage" -- \
-	make --no-print-directory vm-inside || fail=1
+# the guest starts in the host's current directory: the staged copy
+(cd "$stage" && "$TOP/$RUN" --accel "$ACCEL" --timeout "$TMO" --user "$USER_" --rw "$stage" -- \
+	make --no-print-directory vm-inside) || fail=1
 t3=$(now)
 echo "vmcheck: root $((t2 - t1)) s, $USER_ $((t3 - t2)) s, total $((t3 - t0)) s"
 [ $fail = 0 ] || { echo "vmcheck: FAILED"; exit 1; }
