@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -74,8 +75,59 @@ static void buf_add(struct buf *b, const char *data, size_t n)
 	b->p[b->len] = '\0';
 }
 
+/* The scope a run of sbx gets (see sbx_opts.cgroup_scope), or NULL. */
+static char *scope_for(const struct sbx_opts *o)
+{
+	static int seq;
+	const char *base = getenv("SBX_TEST_SCOPES");
+
+	if (o && o->cgroup_scope)
+		return xasprintf("%s", o->cgroup_scope);
+	if (!base || !*base)
+		return NULL;
+	return xasprintf("%s/t-%d-%d.scope", base, (int)getpid(), ++seq);
+}
+
+/* In the child: make SCOPE and move into it; a failure is exit 126. */
+static void enter_scope(const char *scope)
+{
+	char *procs = xasprintf("%s/cgroup.procs", scope);
+	int fd;
+
+	if (mkdir(scope, 0755) != 0 && errno != EEXIST)
+		_exit(126);
+	/* systemd's Delegate=yes mark; only root may set trusted.* */
+	if (geteuid() == 0)
+		(void)setxattr(scope, "trusted.delegate", "1", 1, 0);
+	fd = open(procs, O_WRONLY);
+	if (fd < 0 || write(fd, "0", 1) != 1)
+		_exit(126);
+	close(fd);
+	free(procs);
+}
+
+/* After the run: the scope, the leaf sbx moved itself into, and the run's
+ * cgroup of an sbx the harness had to kill (empty once its jail died). */
+static void remove_scope(const char *scope)
+{
+	for (int i = 0; i < 100 && rmdir(scope) != 0 && errno == EBUSY; i++) {
+		DIR *d = opendir(scope);
+		struct dirent *e;
+		while (d && (e = readdir(d))) {
+			if (strncmp(e->d_name, "sbx-", 4) != 0)
+				continue;
+			char *sub = xasprintf("%s/%s", scope, e->d_name);
+			rmdir(sub);
+			free(sub);
+		}
+		if (d)
+			closedir(d);
+		usleep(20000);
+	}
+}
+
 static void child_exec(const struct sbx_opts *o, const char *const argv[],
-		       int in, int out, int err)
+		       int in, int out, int err, const char *scope)
 {
 	size_t n = 0;
 
@@ -92,6 +144,8 @@ static void child_exec(const struct sbx_opts *o, const char *const argv[],
 	for (const char *const *e = o && o->env ? o->env : NULL; e && *e; e++)
 		putenv((char *)*e);
 	setpgid(0, 0);
+	if (scope)
+		enter_scope(scope);
 	execv(full[0], (char *const *)full);
 	_exit(127);
 }
@@ -193,11 +247,12 @@ void sbx_run(struct sbx_result *r, const struct sbx_opts *o, const char *const a
 	if (pipe2(po, O_CLOEXEC) != 0 || pipe2(pe, O_CLOEXEC) != 0)
 		abort();
 	int in = stdin_fd(o);
+	char *scope = scope_for(o);
 	pid_t pid = fork();
 	if (pid < 0)
 		abort();
 	if (pid == 0)
-		child_exec(o, argv, in, po[1], pe[1]);
+		child_exec(o, argv, in, po[1], pe[1], scope);
 	close(in);
 	close(po[1]);
 	close(pe[1]);
@@ -206,6 +261,9 @@ void sbx_run(struct sbx_result *r, const struct sbx_opts *o, const char *const a
 		;
 	r->elapsed_s = now_s() - start;
 	r->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	if (scope)
+		remove_scope(scope);
+	free(scope);
 	parse_record(r, o);
 }
 

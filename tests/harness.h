@@ -24,6 +24,10 @@ struct sbx_opts {
 	bool record_on_stdout;   /* --json: the record is sbx's whole stdout */
 	bool no_record;          /* -q: don't look for a record */
 	const char *cwd;         /* run sbx in this directory */
+	/* run sbx alone in this new cgroup v2 directory, as `systemd-run --scope
+	 * -p Delegate=yes` would (created and joined before exec, removed
+	 * after); NULL: $SBX_TEST_SCOPES/t-PID-N.scope when that is set */
+	const char *cgroup_scope;
 };
 
 struct sbx_result {

@@ -34,6 +34,7 @@ struct cli_options {
 	const char *stdout_copy;   /* --stdout */
 	const char *stderr_copy;   /* --stderr */
 	const char *result_dest;   /* -r */
+	const char *cgroup_parent; /* --cgroup-parent */
 	bool json, quiet, verbose, help;
 	char **command;            /* COMMAND ARG..., or FILE ARG... with --lang */
 	int ncommand;

@@ -24,9 +24,16 @@
 	"load the AppArmor profile shipped with sbx: " \
 	"sudo install -m 0644 contrib/apparmor/sbx /etc/apparmor.d/sbx && " \
 	"sudo apparmor_parser -r /etc/apparmor.d/sbx"
+/* Only what really puts a run in a cgroup (supervise/cgroup.c). */
 #define DELEGATE_FIX \
-	"run sbx in a delegated cgroup: systemd-run --user --scope -p Delegate=yes sbx run ...; " \
-	"without one sbx falls back to rlimits (memory as RLIMIT_AS, no OOM evidence)"
+	"optional: start sbx alone in a delegated scope " \
+	"(systemd-run --user --scope -p Delegate=yes sbx run ...), or give " \
+	"--cgroup-parent DIR (a cgroup v2 directory you may write, without processes); " \
+	"without one sbx uses rlimits and its own meter (no kernel OOM evidence)"
+#define HYBRID_FIX \
+	"optional: boot with systemd.unified_cgroup_hierarchy=1 (cgroup v2 only), " \
+	"then start sbx alone in a delegated scope (systemd-run --user --scope -p " \
+	"Delegate=yes sbx run ...); until then sbx uses rlimits and its own meter"
 
 static const char *const state_names[] = { "ok", "limited", "missing" };
 
@@ -119,7 +126,9 @@ static void fix_optional(struct check *c)
 	if (c->state == DOC_OK)
 		return;
 	if (!strcmp(c->name, "cgroup v2"))
-		doctor_fmt(c->fix, sizeof(c->fix), DELEGATE_FIX);
+		doctor_fmt(c->fix, sizeof(c->fix), "%s",
+			   strstr(c->detail, "hybrid") || strstr(c->detail, "no cgroup2") ?
+			   HYBRID_FIX : DELEGATE_FIX);
 	else if (!strcmp(c->name, "landlock"))
 		doctor_fmt(c->fix, sizeof(c->fix), "optional: boot with lsm=...,landlock "
 		    "(Linux >= 5.13); sbx does not need it");

@@ -7,6 +7,7 @@
  * to fix a missing one is doctor.c's.
  */
 #include "cmd/doctor.h"
+#include "supervise/cgroup.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -433,96 +434,15 @@ enum doctor_state probe_openat2(char *detail, size_t len)
 
 /* ---------- cgroup v2 ---------- */
 
-static bool is_cgroup2(const char *path)
-{
-	struct statfs sf;
-
-	return statfs(path, &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC;
-}
-
-/* The caller's cgroup v2 path from the `0::` line of /proc/self/cgroup. */
-static int own_cgroup(char *out, size_t len)
-{
-	FILE *f = fopen("/proc/self/cgroup", "re");
-	char line[4096];
-	int rc = -1;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (strncmp(line, "0::", 3) == 0) {
-			line[strcspn(line, "\n")] = '\0';
-			doctor_fmt(out, len, "%s", line + 3);
-			rc = 0;
-			break;
-		}
-	fclose(f);
-	return rc;
-}
-
-static void read_line(const char *path, char *out, size_t len)
-{
-	FILE *f = fopen(path, "re");
-
-	out[0] = '\0';
-	if (!f)
-		return;
-	if (!fgets(out, (int)len, f))
-		out[0] = '\0';
-	out[strcspn(out, "\n")] = '\0';
-	fclose(f);
-}
-
-/* Try to create (and remove) a child cgroup where sbx would put the jail. */
-static int try_mkdir_cgroup(const char *dir)
-{
-	char path[4200];
-
-	doctor_fmt(path, sizeof(path), "%s/sbx-doctor-%d", dir, (int)getpid());
-	if (mkdir(path, 0755) < 0)
-		return -1;
-	rmdir(path);
-	return 0;
-}
-
-static enum doctor_state cgroup_in(const char *dir, const char *layout, char *detail, size_t len)
-{
-	char ctrl[256], f1[4200], f2[4200];
-
-	doctor_fmt(f1, sizeof(f1), "%s/cgroup.subtree_control", dir);
-	doctor_fmt(f2, sizeof(f2), "%s/cgroup.procs", dir);
-	if (access(f1, W_OK) < 0 || access(f2, W_OK) < 0 || try_mkdir_cgroup(dir) < 0) {
-		doctor_fmt(detail, len, "%s; %s is not delegated to this user", layout, dir);
-		return DOC_MISSING;
-	}
-	doctor_fmt(f1, sizeof(f1), "%s/cgroup.controllers", dir);
-	read_line(f1, ctrl, sizeof(ctrl));
-	if (!strstr(ctrl, "memory") || !strstr(ctrl, "pids")) {
-		doctor_fmt(detail, len, "%s; %s writable but controllers are [%s], need memory and pids",
-		    layout, dir, ctrl);
-		return DOC_LIMITED;
-	}
-	doctor_fmt(detail, len, "%s; delegated %s [%s]", layout, dir, ctrl);
-	return DOC_OK;
-}
-
+/* What `sbx run` started the same way would find (supervise/cgroup.c). */
 enum doctor_state probe_cgroup(char *detail, size_t len)
 {
-	const char *mnt = "/sys/fs/cgroup", *layout = "unified (v2 only)";
-	char rel[4096], dir[4200];
+	char parent[4096], why[1024];
 
-	if (!is_cgroup2(mnt)) {
-		mnt = "/sys/fs/cgroup/unified";
-		layout = "hybrid (v1 controllers, v2 at /sys/fs/cgroup/unified)";
-		if (!is_cgroup2(mnt)) {
-			doctor_fmt(detail, len, "no cgroup2 mounted (v1 only)");
-			return DOC_MISSING;
-		}
-	}
-	if (own_cgroup(rel, sizeof(rel)) < 0) {
-		doctor_fmt(detail, len, "%s; no 0:: line in /proc/self/cgroup", layout);
+	if (cgroup_probe(parent, sizeof(parent), why, sizeof(why)) != 0) {
+		doctor_fmt(detail, len, "no cgroup for the run: %s", why);
 		return DOC_MISSING;
 	}
-	doctor_fmt(dir, sizeof(dir), "%s%s", mnt, strcmp(rel, "/") == 0 ? "" : rel);
-	return cgroup_in(dir, layout, detail, len);
+	doctor_fmt(detail, len, "each run gets a cgroup in %s", parent);
+	return DOC_OK;
 }

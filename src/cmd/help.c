@@ -52,6 +52,8 @@ static const char options_text[] =
 	"      --fsize SIZE         largest file the program may write (a multiple of 1M)\n"
 	"      --nofile N           most open files per process\n"
 	"      --output SIZE        most bytes of stdout+stderr\n"
+	"      --cgroup-parent DIR  put the run's cgroup v2 in DIR (default: a delegated\n"
+	"                           cgroup of the caller's, where there is one)\n"
 	"\n"
 	"Isolation:\n"
 	"      --net MODE           none (default), loopback, or host\n"

@@ -305,6 +305,7 @@ static void adopt_compile_failure(struct run_ctx *c)
 	r->cpu_user_ms = cr->cpu_user_ms;
 	r->cpu_sys_ms = cr->cpu_sys_ms;
 	r->max_rss_kib = cr->max_rss_kib;
+	r->memory_peak_kib = cr->memory_peak_kib;
 	r->stdout_bytes = cr->stdout_bytes;
 	r->stderr_bytes = cr->stderr_bytes;
 	r->output_truncated = cr->output_truncated;
@@ -325,6 +326,7 @@ static int compile_stage(struct run_ctx *c, struct sbx_err *err)
 		.envp = c->envp,
 		.capture = true,
 		.verbose = o->verbose,
+		.cgroup_parent = o->cgroup_parent,
 	};
 
 	request_workspace(c, &req);
@@ -357,6 +359,7 @@ static int launch(struct run_ctx *c, struct sbx_err *err)
 		.stdout_copy = o->stdout_copy,
 		.stderr_copy = o->stderr_copy,
 		.verbose = o->verbose,
+		.cgroup_parent = o->cgroup_parent,
 	};
 	int rc = c->compiled ? compile_stage(c, err) : 0;
 

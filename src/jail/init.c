@@ -21,6 +21,7 @@
 #include <linux/sock_diag.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -537,6 +538,12 @@ void init_main(struct jail_plan *plan)
 		_exit(1);
 	close(plan->sync_fd);
 	plan->sync_fd = -1;
+	/* in the run's cgroup now: the jail sees it as its root (spawn.c) */
+	if (plan->spec->cgroup_fd >= 0 && unshare(CLONE_NEWCGROUP) != 0) {
+		struct sbx_err err = { 0 };
+		err_set(&err, ERR_SETUP, errno, "unshare(CLONE_NEWCGROUP): %s", strerror(errno));
+		setup_failed(plan, &err);
+	}
 	build_jail(plan, &fs);
 	send_ready(plan, &fs);
 	wait_for_go(plan);

@@ -136,8 +136,8 @@ int net_limit_dgram_queue(struct sbx_err *err);
 
 /* rlimit.c: apply the policy's limits (strictest of policy and inherited);
  * RLIMIT_AS separately, as the last step before seccomp. */
-int rlimit_apply(const struct policy *p, struct sbx_err *err);
-int rlimit_apply_memory(const struct policy *p, struct sbx_err *err);
+int rlimit_apply(const struct policy *p, bool cgroup, struct sbx_err *err);
+int rlimit_apply_memory(const struct policy *p, bool cgroup, struct sbx_err *err);
 
 /* ownproc.c: /proc, checked to be the one of sbx's pid namespace (-1 and
  * err naming the fix when not); the init's /proc/<pid> directory, checked

@@ -36,6 +36,10 @@ struct jail_spec {
 	int stdout_fd;
 	int stderr_fd;
 	bool verbose;          /* log each setup step to stderr with timings */
+	/* the run's cgroup v2 (O_DIRECTORY fd), or -1: the init is cloned into
+	 * it, gets a cgroup namespace rooted there, and the cgroup, not
+	 * RLIMIT_AS and RLIMIT_NPROC, bounds memory and processes */
+	int cgroup_fd;
 };
 
 struct jail {

@@ -115,16 +115,19 @@ static int set_kernel_quotas(struct sbx_err *err)
 
 /* Last before seccomp and exec: past this point nothing may map memory
  * (a sanitizer runtime's reservations alone exceed any sane limit). */
-int rlimit_apply_memory(const struct policy *p, struct sbx_err *err)
+int rlimit_apply_memory(const struct policy *p, bool cgroup, struct sbx_err *err)
 {
-	rlim_t v = policy_value(p, LIM_MEMORY_MB, MIB);
+	/* the cgroup's memory.max counts what the tree holds; RLIMIT_AS would
+	 * refuse a mapping before the kernel's OOM evidence could exist */
+	rlim_t v = cgroup ? RLIM_INFINITY : policy_value(p, LIM_MEMORY_MB, MIB);
 
 	return set_limit(RLIMIT_AS, "RLIMIT_AS", v, v, err);
 }
 
-int rlimit_apply(const struct policy *p, struct sbx_err *err)
+int rlimit_apply(const struct policy *p, bool cgroup, struct sbx_err *err)
 {
-	rlim_t nproc = policy_value(p, LIM_PROCESSES, 1);
+	/* pids.max counts this jail alone; RLIMIT_NPROC every jail of the uid */
+	rlim_t nproc = cgroup ? RLIM_INFINITY : policy_value(p, LIM_PROCESSES, 1);
 	rlim_t v;
 
 	if (set_cpu(p, err) < 0)

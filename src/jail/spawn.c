@@ -25,6 +25,12 @@
 #ifndef CLONE_PIDFD
 #define CLONE_PIDFD 0x00001000
 #endif
+#ifndef CLONE_INTO_CGROUP
+#define CLONE_INTO_CGROUP 0x200000000ULL
+#endif
+#ifndef SYS_clone3
+#define SYS_clone3 435
+#endif
 
 int jail_check_not_setuid(struct sbx_err *err)
 {
@@ -109,14 +115,68 @@ static int write_maps(int dirfd, pid_t pid, const struct policy *p, bool host_ro
 	return 0;
 }
 
-static int clone_flags(const struct policy *p)
+static int clone_flags(const struct jail_spec *s)
 {
 	int flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC |
 		    CLONE_NEWUTS | CLONE_NEWCGROUP | CLONE_PIDFD | SIGCHLD;
 
-	if (p->network != NET_HOST)
+	if (s->policy->network != NET_HOST)
 		flags |= CLONE_NEWNET;
+	/* the init unshares it once it is in the run's cgroup (init.c) */
+	if (s->cgroup_fd >= 0)
+		flags &= ~CLONE_NEWCGROUP;
 	return flags;
+}
+
+/*
+ * With a run cgroup: clone3 puts the init there as it is born, so nothing
+ * of the jail is ever counted elsewhere.  A kernel before 5.7 (or a
+ * seccomp profile that hides clone3) gets -1 with ENOSYS, E2BIG or EINVAL
+ * and the caller falls back to clone + moving the init before waking it.
+ */
+static pid_t clone_jail(const struct jail_spec *s, int *pidfd)
+{
+	struct {
+		uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack,
+			stack_size, tls, set_tid, set_tid_size, cgroup;
+	} a;
+	int flags = clone_flags(s);
+	pid_t pid;
+
+	if (s->cgroup_fd >= 0) {
+		memset(&a, 0, sizeof(a));
+		a.flags = (uint64_t)(unsigned)(flags & ~0xff) | CLONE_INTO_CGROUP;
+		a.pidfd = (uintptr_t)pidfd;
+		a.exit_signal = (uint64_t)(flags & 0xff);
+		a.cgroup = (uint64_t)s->cgroup_fd;
+		pid = syscall(SYS_clone3, &a, sizeof(a));
+		if (pid >= 0 || (errno != ENOSYS && errno != E2BIG && errno != EINVAL))
+			return pid;
+	}
+	return syscall(SYS_clone, flags, NULL, pidfd, NULL, 0);
+}
+
+/* Put PID into the run's cgroup unless clone3 did; the init is still
+ * waiting for its maps, so nothing of the jail has run elsewhere. */
+static int join_cgroup(const struct jail_spec *s, pid_t pid, struct sbx_err *err)
+{
+	char buf[32];
+	int fd, n, e = 0;
+
+	if (s->cgroup_fd < 0)
+		return 0;
+	fd = openat(s->cgroup_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
+	n = snprintf(buf, sizeof(buf), "%d\n", (int)pid);
+	/* an init already there (clone3) makes this write a no-op */
+	if (fd < 0 || write(fd, buf, (size_t)n) != n)
+		e = errno ? errno : EIO;
+	if (fd >= 0)
+		close(fd);
+	if (e)
+		return err_set(err, ERR_SETUP, e, "moving the jail's init into its cgroup: %s "
+			       "(give a --cgroup-parent you may move processes into)",
+			       strerror(e));
+	return 0;
 }
 
 /* Kill and reap a half-started init; nothing may be left behind. */
@@ -135,8 +195,9 @@ static int finish_parent(struct jail_plan *plan, int procfd, pid_t pid, int pidf
 	int dirfd = ownproc_child_dir(procfd, pid, pidfd, err), rc = -1;
 
 	if (dirfd >= 0) {
-		rc = write_maps(dirfd, pid, plan->policy, plan->host_root,
-				&host_uid, err);
+		if (join_cgroup(plan->spec, pid, err) == 0)
+			rc = write_maps(dirfd, pid, plan->policy, plan->host_root,
+					&host_uid, err);
 		close(dirfd);
 	}
 
@@ -202,7 +263,7 @@ int jail_spawn(const struct jail_spec *spec, struct jail *out, struct sbx_err *e
 	plan.sync_fd = sync[0];
 	/* Raw clone: the child continues here like fork(), with a copy of
 	 * the plan, argv and envp, in new namespaces. */
-	pid = syscall(SYS_clone, clone_flags(spec->policy), NULL, &pidfd, NULL, 0);
+	pid = clone_jail(spec, &pidfd);
 	if (pid == 0)
 		init_main(&plan);
 	e = errno;

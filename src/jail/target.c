@@ -227,7 +227,7 @@ void target_main(const struct jail_plan *plan, int report_fd)
 		setup_fail(report_fd, &err);
 	if (close_other_fds(report_fd, &err) < 0)
 		setup_fail(report_fd, &err);
-	if (rlimit_apply(plan->policy, &err) < 0 || enter_cwd(plan->policy, &err) < 0 ||
+	if (rlimit_apply(plan->policy, plan->spec->cgroup_fd >= 0, &err) < 0 || enter_cwd(plan->policy, &err) < 0 ||
 	    caps_drop_all(&err) < 0)
 		setup_fail(report_fd, &err);
 	/* no_new_privs: setuid/file-capability binaries cannot raise
@@ -237,7 +237,7 @@ void target_main(const struct jail_plan *plan, int report_fd)
 			strerror(errno));
 		setup_fail(report_fd, &err);
 	}
-	if (rlimit_apply_memory(plan->policy, &err) < 0)
+	if (rlimit_apply_memory(plan->policy, plan->spec->cgroup_fd >= 0, &err) < 0)
 		setup_fail(report_fd, &err);
 	if (sc_filter_load(&plan->prog) < 0) {
 		err_set(&err, ERR_SETUP, errno, "loading the seccomp filter: %s",

@@ -94,6 +94,7 @@ void result_init(struct result *r)
 	r->cpu_user_ms = -1;
 	r->cpu_sys_ms = -1;
 	r->max_rss_kib = -1;
+	r->memory_peak_kib = -1;
 }
 
 void result_free(struct result *r)
@@ -340,6 +341,8 @@ static bool add_measurements(cJSON *o, const struct result *r)
 	       record_add(o, "cpu_sys_ms", measurement(r->cpu_sys_ms)) &&
 	       record_add(o, "max_rss_kib", r->max_rss_kib < 0 ? cJSON_CreateNull()
 						: cJSON_CreateNumber((double)r->max_rss_kib)) &&
+	       record_add(o, "memory_peak_kib", r->memory_peak_kib < 0 ? cJSON_CreateNull()
+				: cJSON_CreateNumber((double)r->memory_peak_kib)) &&
 	       cJSON_AddNumberToObject(o, "stdout_bytes", (double)r->stdout_bytes) &&
 	       cJSON_AddNumberToObject(o, "stderr_bytes", (double)r->stderr_bytes) &&
 	       cJSON_AddBoolToObject(o, "output_truncated", r->output_truncated);
@@ -439,7 +442,7 @@ static int fallback_json(const struct result *r, char *buf, size_t size)
 			"\"exit_code\":%s,\"signal\":null,\"core_dumped\":false,"
 			"\"message\":\"sbx could not build the full record (out of memory)\","
 			"\"command\":null,\"policy\":null,\"policy_source\":null,\"wall_ms\":null,\"cpu_user_ms\":null,"
-			"\"cpu_sys_ms\":null,\"max_rss_kib\":null,\"stdout_bytes\":null,"
+			"\"cpu_sys_ms\":null,\"max_rss_kib\":null,\"memory_peak_kib\":null,\"stdout_bytes\":null,"
 			"\"stderr_bytes\":null,\"output_truncated\":%s,\"limits\":null,"
 			"\"isolation\":null,\"retryable\":false,\"strings_lossy\":false}",
 			SBX_VERSION, SCHEMA_VERSION, run_status_name(r->status), code,

@@ -57,6 +57,7 @@ struct result {
 	/* measurements: negative = unknown -> JSON null */
 	double wall_ms, cpu_user_ms, cpu_sys_ms;
 	int64_t max_rss_kib;
+	int64_t memory_peak_kib;  /* the run cgroup's memory.peak; -1 = no cgroup */
 
 	uint64_t stdout_bytes, stderr_bytes; /* raw bytes the program wrote */
 	bool output_truncated;

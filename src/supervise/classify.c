@@ -49,6 +49,12 @@ static double ms_between(int64_t a, int64_t b)
  * covers only the processes reaped by wait(). */
 static void tree_cpu(const struct sup *s, double *user_ms, double *sys_ms)
 {
+	/* a cgroup's cpu.stat counts every process it ever held, exactly */
+	if (s->cg.active && s->cg.user_us >= 0 && s->cg.sys_us >= 0) {
+		*user_ms = (double)s->cg.user_us / 1000.0;
+		*sys_ms = (double)s->cg.sys_us / 1000.0;
+		return;
+	}
 	cputree_final_ms(&s->cpu, &s->init_ru, user_ms, sys_ms);
 }
 
@@ -64,6 +70,7 @@ static void fill_measurements(struct sup *s)
 	/* the tree's figures, the ones the CPU limit was judged by */
 	tree_cpu(s, &r->cpu_user_ms, &r->cpu_sys_ms);
 	r->max_rss_kib = s->init_ru.ru_maxrss;
+	r->memory_peak_kib = s->cg.active ? s->cg.peak_kib : -1;
 }
 
 static int append_marker(struct captured *c, uint64_t limit)
@@ -117,11 +124,11 @@ static enum enforcement enforcement_of(const struct sup *s, enum limit_id id)
 		return ENF_RLIMIT_SUPERVISOR;
 	case LIM_MEMORY_MB:
 		if (s->res->cgroup)
-			return ENF_CGROUP;
+			return ENF_CGROUP; /* memory.max */
 		/* the tree meter needs the jail's own /proc */
 		return s->cpu.proc_fd >= 0 ? ENF_RLIMIT_AS_SUPERVISOR : ENF_RLIMIT_AS;
 	case LIM_PROCESSES:
-		return s->res->cgroup ? ENF_CGROUP : ENF_RLIMIT_NPROC;
+		return s->res->cgroup ? ENF_CGROUP : ENF_RLIMIT_NPROC; /* pids.max */
 	case LIM_FILE_SIZE_MB:
 	case LIM_OPEN_FILES:
 	case LIM_STACK_MB:
@@ -333,6 +340,10 @@ void sup_classify(struct sup *s)
 	struct result *r = s->res;
 	char name[32];
 
+	cgroup_finish(&s->cg);
+	r->cgroup = s->cg.active;
+	/* the kernel's own evidence for memory-limit (spec §5) */
+	r->cgroup_oom = s->cg.active && s->cg.oom_kills > 0;
 	fill_measurements(s);
 	fill_output(s);
 	fill_enforcement(s);

@@ -37,6 +37,9 @@ void sup_kill_init(struct sup *s)
 	if (s->init_reaped || s->init_killed)
 		return;
 	s->init_killed = true;
+	/* the whole cgroup at once: nothing forked in between escapes */
+	if (cgroup_kill(&s->cg))
+		vlog_line(&s->vlog, "cgroup.kill written");
 	if (syscall(SYS_pidfd_send_signal, s->jail.pidfd, SIGKILL, NULL, 0) != 0 &&
 	    errno != ESRCH)
 		vlog_line(&s->vlog, "pidfd_send_signal: %s", strerror(errno));
@@ -128,7 +131,7 @@ static void start_run(struct sup *s)
 		s->t_churn = s->t_go; /* the target is being born */
 		s->dl_cpu = s->t_go + s->sample_ns;
 		/* building the root is sbx's work, not the program's (item 4) */
-		s->setup_cpu_ms = cputree_sample_ms(&s->cpu);
+		s->setup_cpu_ms = sup_tree_cpu_ms(s);
 		if (s->setup_cpu_ms < 0)
 			s->setup_cpu_ms = 0;
 	}

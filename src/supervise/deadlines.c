@@ -68,13 +68,20 @@ static void next_sample(struct sup *s, int64_t now, int64_t cost_ns)
 	s->dl_cpu = now + next;
 }
 
+/* The tree's CPU so far: cpu.stat of its cgroup, else the meter's sample. */
+int64_t sup_tree_cpu_ms(struct sup *s)
+{
+	return s->cg.active ? cgroup_cpu_ms(&s->cg) : cputree_sample_ms(&s->cpu);
+}
+
 static void check_meter(struct sup *s, int64_t now)
 {
 	uint64_t budget = policy_limit(s->pol, LIM_CPU_TIME_MS);
 	int64_t t0 = own_cpu_ns();
-	int64_t used = cputree_sample_ms(&s->cpu);
+	int64_t used = sup_tree_cpu_ms(s);
 
-	if (used >= 0)
+	/* with a cgroup the kernel holds the tree to memory.max itself */
+	if (used >= 0 && !s->cg.active)
 		check_memory(s);
 	/* the memory check's cost too: smaps_rollup of processes that share
 	 * pages after fork() walks their page tables (sbx spun at 90 %) */

@@ -17,6 +17,7 @@
 #include "base/log.h"
 #include "jail/jail.h"
 #include "record/result.h"
+#include "supervise/cgroup.h"
 #include "supervise/cputree.h"
 #include "supervise/relay.h"
 #include "supervise/stdin.h"
@@ -57,6 +58,7 @@ struct sup {
 	int in_fd;                  /* fd registered for the stdin relay */
 	unsigned in_events;
 	struct cputree cpu;
+	struct cgroup_run cg;       /* the run's cgroup, where one is delegated */
 	int64_t grace_ns;
 
 	/* what the init reported */
@@ -101,6 +103,8 @@ void out_stream_close_src(struct out_stream *o, int epfd);
  * read every queued control message; reap the init if it exited; after a
  * failure, SIGKILL and wait for it (sbx never leaves a jail behind). */
 void sup_kill_init(struct sup *s);
+/* deadlines.c: the tree's CPU in ms so far (cgroup or meter); -1 unknown. */
+int64_t sup_tree_cpu_ms(struct sup *s);
 void sup_term_jail(struct sup *s, int64_t since);
 void sup_drain_ctl(struct sup *s);
 void sup_reap_init(struct sup *s);

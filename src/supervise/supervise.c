@@ -153,6 +153,7 @@ static void sup_cleanup(struct sup *s)
 		out_stream_close(&s->out[i]); /* closes the --stdout/--stderr copies */
 	stdin_close(&s->in);
 	cputree_free(&s->cpu);
+	cgroup_close(&s->cg);
 	close_fd(&s->epfd);
 	close_fd(&s->tfd);
 	close_fd(&s->sigfd);
@@ -176,6 +177,7 @@ static int spawn(struct sup *s, int fds[3])
 		.stdout_fd = fds[1],
 		.stderr_fd = fds[2],
 		.verbose = s->req->verbose,
+		.cgroup_fd = s->cg.active ? s->cg.dir_fd : -1,
 	};
 	int rc = jail_spawn(&spec, &s->jail, s->err);
 
@@ -202,8 +204,11 @@ static int prepare(struct sup *s, int fds[3])
 		return err_set(s->err, ERR_INTERNAL, ENOMEM, "out of memory");
 	if (block_signals(s) != 0 || stdin_open(s->req->stdin_spec, &fds[0], &s->in, s->err) != 0 ||
 	    make_output(s, 0, &fds[1]) != 0 || make_output(s, 1, &fds[2]) != 0 ||
-	    prepare_copies(s) != 0 || make_loop_fds(s) != 0)
+	    prepare_copies(s) != 0 || make_loop_fds(s) != 0 ||
+	    cgroup_open(&s->cg, s->pol, s->req->cgroup_parent, s->err) != 0)
 		return -1;
+	vlog_line(&s->vlog, "%s %s", s->cg.active ? "cgroup" : "no cgroup:",
+		  s->cg.active ? s->cg.path : s->cg.why);
 	return 0;
 }
 
@@ -220,6 +225,7 @@ static void sup_init(struct sup *s, const struct run_request *req, struct result
 	out_stream_init(&s->out[0], "stdout", -1);
 	out_stream_init(&s->out[1], "stderr", -1);
 	cputree_init(&s->cpu, 0);
+	s->cg.dir_fd = -1;
 	s->timer_armed = -1;
 	s->vlog = (struct vlog){ .on = req->verbose, .who = "supervise ",
 				 .t0_ns = monotonic_ns() };

@@ -36,6 +36,7 @@ struct run_request {
 	const char *stdout_copy;    /* --stdout FILE */
 	const char *stderr_copy;    /* --stderr FILE */
 	bool verbose;
+	const char *cgroup_parent;  /* --cgroup-parent DIR, or NULL: look for one */
 };
 
 /*

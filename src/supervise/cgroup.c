@@ -1,0 +1,486 @@
+/*
+ * cgroup.c - the run's own cgroup v2: find a delegated parent, create the
+ * run's child with its limits, read the kernel's evidence, kill, remove;
+ * and reclaim the children of runs whose sbx died (see cgroup.h).
+ *
+ * cgroup v2 puts controllers only on cgroups without processes of their
+ * own, so a parent must have memory and pids in its cgroup.subtree_control
+ * and no processes.  A delegated cgroup that sbx itself sits in is made
+ * so by moving sbx into a leaf, and only when sbx is alone in it: moving
+ * other people's processes is not sbx's business.
+ */
+#include "supervise/cgroup.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/xattr.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "supervise/cgfile.h"
+
+#define CG_TEXT_MAX 8192
+#define SUPERVISOR_LEAF "sbx-supervisor"
+#define ROOT_PARENT "sbx"
+/* A run's cgroup empties within the kill grace of its init; past this,
+ * sbx leaves it for the next run to reclaim rather than hang. */
+#define EMPTY_WAIT_MS 5000
+
+static unsigned run_seq;
+
+static bool is_cgroup2(const char *path)
+{
+	struct statfs sf;
+
+	return statfs(path, &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC;
+}
+
+/* Read DIR/NAME into BUF (NUL-terminated); its length, or -1. */
+static ssize_t read_at(const char *dir, const char *name, char *buf, size_t size)
+{
+	char path[PATH_MAX + 64];
+	ssize_t n, total = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -1;
+	while ((size_t)total < size - 1 && (n = read(fd, buf + total, size - 1 - total)) > 0)
+		total += n;
+	close(fd);
+	buf[total] = '\0';
+	return total;
+}
+
+static int write_at(const char *dir, const char *name, const char *text)
+{
+	char path[PATH_MAX + 64];
+	size_t len = strlen(text);
+	int fd, rc = 0, e;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -1;
+	if (write(fd, text, len) != (ssize_t)len)
+		rc = -1;
+	e = errno;
+	close(fd);
+	errno = e;
+	return rc;
+}
+
+static int key_of(const char *dir, const char *file, const char *key, uint64_t *v)
+{
+	char buf[CG_TEXT_MAX];
+	ssize_t n = read_at(dir, file, buf, sizeof(buf));
+
+	return n < 0 ? -1 : cgfile_key(buf, (size_t)n, key, v);
+}
+
+static bool has_word(const char *dir, const char *file, const char *word)
+{
+	char buf[CG_TEXT_MAX];
+	ssize_t n = read_at(dir, file, buf, sizeof(buf));
+
+	return n >= 0 && cgfile_has_word(buf, (size_t)n, word);
+}
+
+/* The cgroup2 mount: pure v2 at /sys/fs/cgroup, or hybrid's unified. */
+static const char *cgroup2_mount(void)
+{
+	if (is_cgroup2("/sys/fs/cgroup"))
+		return "/sys/fs/cgroup";
+	if (is_cgroup2("/sys/fs/cgroup/unified"))
+		return "/sys/fs/cgroup/unified";
+	return NULL;
+}
+
+static int own_cgroup(const char *mnt, char *out, size_t size)
+{
+	char buf[CG_TEXT_MAX], rel[PATH_MAX];
+	ssize_t n = read_at("/proc/self", "cgroup", buf, sizeof(buf));
+
+	if (n < 0 || cgfile_own_path(buf, (size_t)n, rel, sizeof(rel)) != 0)
+		return -1;
+	/* "/" names the mount itself; the path never holds ".." (the kernel's) */
+	if ((size_t)snprintf(out, size, "%s%s", mnt, strcmp(rel, "/") ? rel : "") >= size)
+		return -1;
+	return 0;
+}
+
+/*
+ * Make DIR a parent for run cgroups: memory and pids (cpu when offered)
+ * in its subtree_control.  0, or -1 with WHY.
+ */
+static int enable_controllers(const char *dir, char *why, size_t len)
+{
+	static const char *const need[] = { "memory", "pids" };
+
+	for (size_t i = 0; i < 2; i++) {
+		if (has_word(dir, "cgroup.subtree_control", need[i]))
+			continue;
+		if (!has_word(dir, "cgroup.controllers", need[i])) {
+			snprintf(why, len, "the %.200s controller is not available in %.200s (its parent "
+				 "does not pass it down)", need[i], dir);
+			return -1;
+		}
+		char cmd[16];
+		snprintf(cmd, sizeof(cmd), "+%s", need[i]);
+		if (write_at(dir, "cgroup.subtree_control", cmd) != 0) {
+			snprintf(why, len, "cannot enable %.200s in %.200s/cgroup.subtree_control: %.200s%.200s",
+				 need[i], dir, strerror(errno), errno == EBUSY ?
+				 " (it holds processes: cgroup v2 gives controllers only to "
+				 "cgroups without processes of their own)" : "");
+			return -1;
+		}
+	}
+	if (!has_word(dir, "cgroup.subtree_control", "cpu") &&
+	    has_word(dir, "cgroup.controllers", "cpu"))
+		(void)write_at(dir, "cgroup.subtree_control", "+cpu"); /* optional */
+	return 0;
+}
+
+/* DIR's FILE names both memory and pids. */
+static bool offered(const char *dir, const char *file)
+{
+	return has_word(dir, file, "memory") && has_word(dir, file, "pids");
+}
+
+static bool writable(const char *dir, const char *file)
+{
+	char path[PATH_MAX + 64];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	return access(path, W_OK) == 0;
+}
+
+/*
+ * Whether the caller's cgroup DIR is delegated to it: it may create
+ * children and move processes there, and (for root, who may write
+ * anywhere) systemd marked it with Delegate=yes's xattr.
+ */
+static bool delegated(const char *dir, char *why, size_t len)
+{
+	char x[8] = { 0 };
+
+	if (!writable(dir, "") || !writable(dir, "cgroup.procs") ||
+	    !writable(dir, "cgroup.subtree_control")) {
+		snprintf(why, len, "the caller's cgroup %.200s is not delegated to it (not writable)",
+			 dir);
+		return false;
+	}
+	/* root writes every cgroup: only a manager's Delegate=yes makes one ours */
+	if (geteuid() == 0 && getxattr(dir, "trusted.delegate", x, sizeof(x) - 1) <= 0 &&
+	    getxattr(dir, "user.delegate", x, sizeof(x) - 1) <= 0) {
+		snprintf(why, len, "the caller's cgroup %.200s has no delegate xattr (systemd "
+			 "Delegate=yes) and sbx runs as root", dir);
+		return false;
+	}
+	return true;
+}
+
+/* DIR holds sbx alone (its processes, not its children's). */
+static bool alone_in(const char *dir, char *why, size_t len)
+{
+	char buf[CG_TEXT_MAX];
+	ssize_t n = read_at(dir, "cgroup.procs", buf, sizeof(buf));
+	size_t count;
+	bool only;
+
+	if (n < 0 || cgfile_procs(buf, (size_t)n, (long)getpid(), &count, &only) != 0 ||
+	    !only) {
+		snprintf(why, len, "the caller's cgroup %.200s holds other processes than sbx "
+			 "(run sbx in a scope of its own: systemd-run --user --scope -p "
+			 "Delegate=yes sbx run ..., or give --cgroup-parent)", dir);
+		return false;
+	}
+	return true;
+}
+
+/* Move sbx into DIR/sbx-supervisor so that DIR can pass controllers on. */
+static int claim_own(struct cgroup_run *cg, const char *dir)
+{
+	char leaf[PATH_MAX];
+
+	if (!delegated(dir, cg->why, sizeof(cg->why)))
+		return -1;
+	if (enable_controllers(dir, cg->why, sizeof(cg->why)) == 0)
+		return 0; /* sbx sits in a leaf below already: nothing to move */
+	if (!alone_in(dir, cg->why, sizeof(cg->why)))
+		return -1;
+	if ((size_t)snprintf(leaf, sizeof(leaf), "%s/" SUPERVISOR_LEAF, dir) >= sizeof(leaf) ||
+	    (mkdir(leaf, 0755) != 0 && errno != EEXIST) ||
+	    write_at(leaf, "cgroup.procs", "0") != 0) {
+		snprintf(cg->why, sizeof(cg->why), "cannot move sbx into %.200s: %.200s", leaf,
+			 strerror(errno));
+		rmdir(leaf);
+		return -1;
+	}
+	cg->moved_self = true;
+	if (enable_controllers(dir, cg->why, sizeof(cg->why)) == 0)
+		return 0;
+	/* put things back as they were */
+	if (write_at(dir, "cgroup.procs", "0") == 0) {
+		cg->moved_self = false;
+		rmdir(leaf);
+	}
+	return -1;
+}
+
+static bool owner_alive(long pid)
+{
+	return kill((pid_t)pid, 0) == 0 || errno == EPERM;
+}
+
+/* Runs whose sbx died (kill -9) left their cgroup: kill what is in it, remove. */
+static void reclaim(const char *parent)
+{
+	DIR *d = opendir(parent);
+	struct dirent *e;
+	char path[PATH_MAX];
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		long owner = cgfile_run_owner(e->d_name);
+		if (owner < 0 || owner_alive(owner))
+			continue;
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", parent, e->d_name) >= sizeof(path))
+			continue;
+		(void)write_at(path, "cgroup.kill", "1");
+		(void)rmdir(path); /* still populated: the next run tries again */
+	}
+	closedir(d);
+}
+
+/* Write the policy's limits into the new cgroup DIR. */
+static int write_limits(const char *dir, const struct policy *p, char *why, size_t len)
+{
+	uint64_t mb = policy_limit(p, LIM_MEMORY_MB), n = policy_limit(p, LIM_PROCESSES);
+	char v[32];
+
+	if (mb != LIMIT_UNLIMITED) {
+		snprintf(v, sizeof(v), "%llu", (unsigned long long)mb << 20);
+		if (write_at(dir, "memory.max", v) != 0)
+			goto fail_mem;
+		/* swap would hold what memory.max refuses: none (absent without swap) */
+		if (write_at(dir, "memory.swap.max", "0") != 0 && errno != ENOENT)
+			goto fail_mem;
+	}
+	/* an OOM kill ends the whole jail, as the meter's kill does */
+	(void)write_at(dir, "memory.oom.group", "1");
+	if (n != LIMIT_UNLIMITED) {
+		snprintf(v, sizeof(v), "%llu", (unsigned long long)n + 1); /* +1: the init */
+		if (write_at(dir, "pids.max", v) != 0) {
+			snprintf(why, len, "cannot write %.200s/pids.max: %.200s", dir, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+fail_mem:
+	snprintf(why, len, "cannot write the memory limit in %.200s: %.200s", dir, strerror(errno));
+	return -1;
+}
+
+static int make_run(struct cgroup_run *cg, const char *parent, const struct policy *p)
+{
+	reclaim(parent);
+	for (int tries = 0; tries < 100; tries++) {
+		if ((size_t)snprintf(cg->path, sizeof(cg->path), "%s/sbx-run.%d.%u", parent,
+				     (int)getpid(), run_seq++) >= sizeof(cg->path)) {
+			snprintf(cg->why, sizeof(cg->why), "cgroup path too long under %.200s", parent);
+			return -1;
+		}
+		if (mkdir(cg->path, 0755) == 0)
+			break;
+		if (errno != EEXIST || tries == 99) {
+			snprintf(cg->why, sizeof(cg->why), "cannot create a cgroup in %.200s: %.200s",
+				 parent, strerror(errno));
+			return -1;
+		}
+	}
+	cg->dir_fd = open(cg->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (cg->dir_fd < 0 || write_limits(cg->path, p, cg->why, sizeof(cg->why)) != 0) {
+		if (cg->dir_fd < 0)
+			snprintf(cg->why, sizeof(cg->why), "open %.200s: %.200s", cg->path, strerror(errno));
+		cgroup_close(cg);
+		return -1;
+	}
+	cg->active = true;
+	return 0;
+}
+
+/* The parent a run would use without --cgroup-parent; -1 with WHY. */
+static int find_parent(struct cgroup_run *cg, char *out, size_t size, bool claim)
+{
+	const char *mnt = cgroup2_mount();
+	char own[PATH_MAX], first[sizeof(cg->why)] = "";
+
+	if (!mnt) {
+		snprintf(cg->why, sizeof(cg->why), "no cgroup2 file system is mounted");
+		return -1;
+	}
+	if (own_cgroup(mnt, own, sizeof(own)) != 0) {
+		snprintf(cg->why, sizeof(cg->why), "no 0:: line in /proc/self/cgroup");
+		return -1;
+	}
+	/* an earlier run of this sbx (a compile stage) moved it already */
+	char *leaf = strrchr(own, '/');
+	if (leaf && !strcmp(leaf + 1, SUPERVISOR_LEAF)) {
+		*leaf = '\0';
+		if (offered(own, "cgroup.subtree_control")) {
+			snprintf(out, size, "%s", own);
+			return 0;
+		}
+		*leaf = '/';
+	}
+	if (claim ? claim_own(cg, own) == 0
+		  : delegated(own, cg->why, sizeof(cg->why)) &&
+		    (offered(own, "cgroup.subtree_control") || alone_in(own, cg->why, sizeof(cg->why)))) {
+		snprintf(out, size, "%s", own);
+		return 0;
+	}
+	snprintf(first, sizeof(first), "%s", cg->why);
+	/* root may make its own parent on a pure v2 host (isolate does the same) */
+	if (geteuid() == 0 && !strcmp(mnt, "/sys/fs/cgroup")) {
+		snprintf(out, size, "%s/" ROOT_PARENT, mnt);
+		if (!claim) {
+			if (offered(mnt, "cgroup.controllers"))
+				return 0;
+			snprintf(cg->why, sizeof(cg->why), "%.200s offers no memory and pids "
+				 "controllers", mnt);
+			return -1;
+		}
+		if ((mkdir(out, 0755) == 0 || errno == EEXIST) &&
+		    enable_controllers(mnt, cg->why, sizeof(cg->why)) == 0 &&
+		    enable_controllers(out, cg->why, sizeof(cg->why)) == 0)
+			return 0;
+		return -1;
+	}
+	snprintf(cg->why, sizeof(cg->why), "%.200s", first);
+	if (strcmp(mnt, "/sys/fs/cgroup"))
+		snprintf(cg->why, sizeof(cg->why), "hybrid cgroup layout: the memory and pids "
+			 "controllers are bound to cgroup v1 (%.200s has none)", mnt);
+	return -1;
+}
+
+int cgroup_open(struct cgroup_run *cg, const struct policy *p, const char *parent_opt,
+		struct sbx_err *err)
+{
+	char parent[PATH_MAX];
+
+	memset(cg, 0, sizeof(*cg));
+	cg->dir_fd = -1;
+	cg->peak_kib = cg->oom_kills = cg->user_us = cg->sys_us = -1;
+	if (!parent_opt)
+		return find_parent(cg, parent, sizeof(parent), true) == 0 ?
+		       (make_run(cg, parent, p), 0) : 0;
+	/* an explicit parent that cannot be used is the caller's mistake: say so */
+	if (parent_opt[0] != '/' || !is_cgroup2(parent_opt)) {
+		snprintf(cg->why, sizeof(cg->why), "not a directory of a cgroup2 file system");
+	} else if (enable_controllers(parent_opt, cg->why, sizeof(cg->why)) == 0 &&
+		   make_run(cg, parent_opt, p) == 0) {
+		return 0;
+	}
+	return err_set(err, ERR_USAGE, 0, "--cgroup-parent %s: %s; give a cgroup v2 directory "
+		       "you may write, without processes of its own", parent_opt, cg->why);
+}
+
+int64_t cgroup_cpu_ms(const struct cgroup_run *cg)
+{
+	uint64_t us;
+
+	if (!cg->active || key_of(cg->path, "cpu.stat", "usage_usec", &us) != 0)
+		return -1;
+	return (int64_t)(us / 1000);
+}
+
+bool cgroup_kill(const struct cgroup_run *cg)
+{
+	return cg->active && write_at(cg->path, "cgroup.kill", "1") == 0;
+}
+
+void cgroup_finish(struct cgroup_run *cg)
+{
+	uint64_t v;
+
+	if (!cg->active)
+		return;
+	if (key_of(cg->path, "cpu.stat", "user_usec", &v) == 0)
+		cg->user_us = (int64_t)v;
+	if (key_of(cg->path, "cpu.stat", "system_usec", &v) == 0)
+		cg->sys_us = (int64_t)v;
+	if (key_of(cg->path, "memory.events", "oom_kill", &v) == 0)
+		cg->oom_kills = (int64_t)v;
+	char buf[64], line[80];
+	ssize_t n = read_at(cg->path, "memory.peak", buf, sizeof(buf)); /* kernel >= 5.19 */
+	snprintf(line, sizeof(line), "peak %s", n > 0 ? buf : "");
+	if (cgfile_key(line, strlen(line), "peak", &v) == 0)
+		cg->peak_kib = (int64_t)(v / 1024);
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Wait for cgroup.events "populated 0" (poll wakes with POLLPRI on change). */
+static bool wait_empty(const char *dir)
+{
+	char path[PATH_MAX + 32];
+	int64_t end = now_ms() + EMPTY_WAIT_MS;
+	uint64_t populated = 1;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/cgroup.events", dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	while (key_of(dir, "cgroup.events", "populated", &populated) == 0 && populated &&
+	       now_ms() < end) {
+		struct pollfd pfd = { .fd = fd, .events = POLLPRI };
+		(void)poll(&pfd, 1, 50);
+	}
+	close(fd);
+	return populated == 0;
+}
+
+void cgroup_close(struct cgroup_run *cg)
+{
+	if (cg->dir_fd >= 0)
+		close(cg->dir_fd);
+	cg->dir_fd = -1;
+	if (!cg->path[0])
+		return;
+	/* nothing outlives the run: not a double-forked daemon, not a SIGTERM-proof one */
+	(void)write_at(cg->path, "cgroup.kill", "1");
+	(void)wait_empty(cg->path);
+	for (int i = 0; i < 50 && rmdir(cg->path) != 0 && errno == EBUSY; i++)
+		usleep(10000);
+	cg->path[0] = '\0';
+}
+
+int cgroup_probe(char *out, size_t outlen, char *why, size_t whylen)
+{
+	struct cgroup_run cg;
+	int rc;
+
+	memset(&cg, 0, sizeof(cg));
+	rc = find_parent(&cg, out, outlen, false);
+	if (rc != 0)
+		snprintf(why, whylen, "%.200s", cg.why);
+	return rc;
+}

@@ -1,0 +1,61 @@
+/*
+ * cgroup.h - the run's own cgroup v2, where one is delegated to sbx.
+ *
+ * The parent comes from --cgroup-parent DIR; else the caller's own cgroup
+ * when it is delegated and holds nobody but sbx (`systemd-run --scope -p
+ * Delegate=yes sbx ...`: sbx moves itself into a leaf sbx-supervisor and
+ * enables the controllers); else, for root on a pure cgroup v2 host,
+ * /sys/fs/cgroup/sbx.  Each run gets a child sbx-run.PID.N with memory.max,
+ * memory.swap.max 0, memory.oom.group 1 and pids.max; the jail's init is
+ * cloned straight into it (jail_spec.cgroup_fd).  Without any, the run
+ * goes on under rlimits and sbx's meter and `why` says what was missing.
+ */
+#ifndef SBX_CGROUP_H
+#define SBX_CGROUP_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "policy/policy.h"
+
+struct cgroup_run {
+	bool active;            /* a run cgroup exists and bounds the jail */
+	int dir_fd;             /* O_DIRECTORY fd of it, for CLONE_INTO_CGROUP */
+	char path[PATH_MAX];    /* its absolute path */
+	char why[1024];         /* !active: why there is none */
+	bool moved_self;        /* sbx moved itself into PARENT/sbx-supervisor */
+	/* read by cgroup_finish(); -1 = unknown */
+	int64_t peak_kib;       /* memory.peak */
+	int64_t oom_kills;      /* memory.events oom_kill */
+	int64_t user_us, sys_us;
+};
+
+/*
+ * Find the parent and create the run's cgroup for policy P.  0 with
+ * cg->active true, or with false and cg->why set when no cgroup can be
+ * used (the run goes on without one).  -1 with ERR only when PARENT_OPT
+ * (--cgroup-parent) was given and cannot be used.
+ */
+int cgroup_open(struct cgroup_run *cg, const struct policy *p, const char *parent_opt,
+		struct sbx_err *err);
+
+/* The tree's CPU (cpu.stat usage_usec) in ms, dead processes included; -1 unknown. */
+int64_t cgroup_cpu_ms(const struct cgroup_run *cg);
+
+/* Kill every process in the run's cgroup at once (cgroup.kill, kernel >=
+ * 5.14); false when the kernel has no cgroup.kill. */
+bool cgroup_kill(const struct cgroup_run *cg);
+
+/* Read the evidence: memory.peak, memory.events, cpu.stat. */
+void cgroup_finish(struct cgroup_run *cg);
+
+/* Kill what is left, wait until the cgroup is empty, remove it. */
+void cgroup_close(struct cgroup_run *cg);
+
+/* How a run would find its cgroup here, for `sbx doctor`: the parent it
+ * would use in OUT, or -1 with WHY. */
+int cgroup_probe(char *out, size_t outlen, char *why, size_t whylen);
+
+#endif
