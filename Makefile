@@ -2,6 +2,8 @@
 #
 #   make            build ./sbx
 #   make check      build and run every test (unit, integration, probes)
+#   make test       build and run the unit tests: the step a CI job runs
+#                   inside sbx (sbx run -p host -B . -- make test)
 #   make asan       the same suite under ASan+UBSan (= make check SANITIZE=1)
 #   make deps       install the Debian packages the build and tests need
 #   make demo       deps + build + run examples/hello.py in the default jail
@@ -70,7 +72,7 @@ INTEG_SRC  := $(sort $(wildcard tests/integration/*.c))
 UNIT_BIN   := $(BUILD)/tests/unit_tests
 INTEG_BIN  := $(BUILD)/tests/integration_tests
 
-.PHONY: all check check-layers asan deps demo install uninstall fuzz bench bench-deps clean probes test-unit test-integration vm-deps vmcheck vm-inside
+.PHONY: all check check-layers asan deps demo install uninstall fuzz bench bench-deps clean probes test test-unit test-integration vm-deps vmcheck vm-inside
 
 all: sbx
 
@@ -127,6 +129,9 @@ check-layers:
 	sh tools/check-layers.sh
 
 check: check-layers $(SBX) test-unit test-integration
+
+# What needs no namespaces of its own: the build and the unit tests.
+test: check-layers $(SBX) test-unit
 
 asan:
 	$(MAKE) check SANITIZE=1

@@ -391,3 +391,53 @@ int count_entries(const char *dir)
 	closedir(d);
 	return n;
 }
+
+const char *src_dir(void)
+{
+	const char *s = getenv("SBX_SRC");
+
+	return s ? s : ".";
+}
+
+char *slurp_file(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	char *buf = NULL;
+	size_t cap = 0;
+	ssize_t n;
+
+	if (!f)
+		cr_assert_fail("cannot open %s (set SBX_SRC to the source tree)", path);
+	n = getdelim(&buf, &cap, '\0', f);
+	fclose(f);
+	if (n < 0)
+		cr_assert_fail("cannot read %s", path);
+	return buf;
+}
+
+char *slurp_src(const char *rel)
+{
+	char *path = xasprintf("%s/%s", src_dir(), rel), *text = slurp_file(path);
+
+	free(path);
+	return text;
+}
+
+int host_sh(const char *cmd, char **out)
+{
+	char *full = xasprintf("(%s) 2>&1", cmd);
+	FILE *f = popen(full, "r");
+	size_t cap = 0;
+	int status;
+
+	free(full);
+	*out = NULL;
+	if (!f)
+		cr_assert_fail("popen %s", cmd);
+	if (getdelim(out, &cap, '\0', f) < 0) {
+		free(*out);
+		*out = strdup("");
+	}
+	status = pclose(f);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}

@@ -67,6 +67,16 @@ void rm_tree(const char *path);
 /* Whether unprivileged userns work here (for SKIP with a reason). */
 bool have_userns(void);
 
+/* The source tree ($SBX_SRC, default "."), and a file of it read whole
+ * (the test fails when it cannot be read). */
+const char *src_dir(void);
+char *slurp_src(const char *rel);
+char *slurp_file(const char *path);
+
+/* `sh -c CMD` on the host: its exit status (128+N for signal N), its
+ * stdout and stderr together in *OUT (malloc'd). */
+int host_sh(const char *cmd, char **out);
+
 /* printf into a static-free malloc'd string. */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -44,9 +44,11 @@ static const char options_text[] =
 	"      --set FIELD=VALUE    override a scalar policy field, e.g.\n"
 	"                           --set limits.wall_time_ms=2000\n"
 	"\n"
-	"Limits (a sealed policy only accepts lower ones; 'unlimited' lifts one):\n"
+	"Limits (a sealed policy only accepts lower ones; 'unlimited' lifts one up to\n"
+	"the policy's max_limits):\n"
 	"  -t, --time DUR           wall-clock limit\n"
 	"      --cpu DUR            CPU-time limit for the whole process tree\n"
+	"                           (default: the wall limit times the CPUs)\n"
 	"  -m, --memory SIZE        memory limit (a multiple of 1M)\n"
 	"      --pids N             most processes/threads alive at once\n"
 	"      --fsize SIZE         largest file the program may write (a multiple of 1M)\n"
@@ -59,7 +61,8 @@ static const char options_text[] =
 	"      --net MODE           none (default), loopback, or host\n"
 	"  -b, --bind SRC[:DST]     read-only bind mount (DST defaults to SRC)\n"
 	"  -B, --bind-rw SRC[:DST]  writable bind mount\n"
-	"      --tmpfs DST[:SIZE]   a fresh tmpfs at DST\n"
+	"      --tmpfs DST[:SIZE]   a fresh tmpfs at DST (default SIZE 20M); replaces\n"
+	"                           a policy mount at DST\n"
 	"      --seccomp-allow NAME allow a syscall or @group\n"
 	"      --seccomp-deny NAME  deny a syscall or @group\n"
 	"\n"
@@ -70,7 +73,10 @@ static const char options_text[] =
 	"  -o, --out DIR            copy the files the program created or changed to DIR\n"
 	"  -e, --env NAME=VALUE     set a variable in the program's environment\n"
 	"      --env-keep NAME      pass the host's value of NAME\n"
-	"  -C, --chdir DIR          working directory inside (relative: to the workspace)\n"
+	"  -C, --chdir DIR          working directory inside, which must exist\n"
+	"                           (relative: to the workspace; default: the caller's\n"
+	"                           directory when -b/-B binds it at its own path,\n"
+	"                           else the workspace)\n"
 	"      --stdin FILE|-       what the program reads (default: empty; - relays\n"
 	"                           sbx's stdin)\n"
 	"\n"
@@ -114,8 +120,8 @@ static const char explain_head[] =
 
 static const char check_text[] =
 	"Usage: sbx check POLICY...\n"
-	"Validate each policy file (and what it includes).  Prints 'FILE: ok' or\n"
-	"'FILE:LINE:COL: message' on stderr for each.\n"
+	"Validate each policy file (and what it includes).  Prints 'FILE: ok' or,\n"
+	"at the first error of a file, 'FILE:LINE:COL: message' on stderr.\n"
 	"\n"
 	"Exit status: 0 if every file is valid, 125 otherwise.\n";
 
@@ -191,6 +197,9 @@ int cmd_help(int argc, char **argv)
 		help_print_main(stdout);
 		return 0;
 	}
+	/* `sbx help --help` is help about help, like `sbx version --help` */
+	if (help_wanted(argc, argv))
+		return help_print_command("help", stdout) < 0 ? EXIT_SBX_ERROR : 0;
 	if (help_print_command(argv[1], stdout) < 0) {
 		fprintf(stderr, "sbx: help: unknown command '%s' (try 'sbx help')\n",
 			argv[1]);

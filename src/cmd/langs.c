@@ -11,7 +11,6 @@
  * in the preset's own jail (null when that fails).
  */
 #include <cjson/cJSON.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,98 +18,15 @@
 #include "base/argv.h"
 #include "cmd/commands.h"
 #include "cmd/help.h"
+#include "lang/installed.h"
 #include "lang/lang.h"
-#include "policy/builtin.h"
 #include "policy/policy.h"
-#include "policy/trust.h"
 #include "record/result.h"
 #include "supervise/supervise.h"
 
 /* The version probe: a runtime that needs longer is reported as unknown. */
 #define PROBE_WALL_MS 5000
 #define PROBE_OUTPUT_BYTES 65536
-
-struct preset {
-	char *name;
-	char *path;     /* NULL = built-in */
-};
-
-struct preset_list {
-	struct preset *v;
-	size_t n;
-};
-
-/* Add or override NAME; later calls win (higher precedence). */
-static int preset_put(struct preset_list *l, const char *name, const char *path)
-{
-	char *n = strdup(name), *p = path ? strdup(path) : NULL;
-	struct preset *v;
-
-	if (!n || (path && !p))
-		goto oom;
-	for (size_t i = 0; i < l->n; i++)
-		if (!strcmp(l->v[i].name, name)) {
-			free(n);
-			free(l->v[i].path);
-			l->v[i].path = p;
-			return 0;
-		}
-	v = realloc(l->v, (l->n + 1) * sizeof(*v));
-	if (!v)
-		goto oom;
-	l->v = v;
-	v[l->n++] = (struct preset){ n, p };
-	return 0;
-oom:
-	free(n);
-	free(p);
-	return -1;
-}
-
-static int scan_dir(struct preset_list *l, const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int rc = 0;
-
-	if (!d)
-		return 0; /* no such directory: nothing installed there */
-	while (rc == 0 && (e = readdir(d))) {
-		size_t len = strlen(e->d_name);
-		char *path, *name;
-
-		if (len <= 7 || strcmp(e->d_name + len - 7, ".policy") != 0)
-			continue;
-		name = strndup(e->d_name, len - 7);
-		if (!name || asprintf(&path, "%s/%s", dir, e->d_name) < 0) {
-			free(name);
-			rc = -1;
-			break;
-		}
-		rc = preset_put(l, name, path);
-		free(name);
-		free(path);
-	}
-	closedir(d);
-	return rc;
-}
-
-static int collect(struct preset_list *l)
-{
-	/* the same directory policy_load reads: as root, never one another
-	 * user controls (trust.h); each file is checked again as it loads */
-	char *dir = policy_config_dir();
-	int rc = 0;
-
-	for (size_t i = 0; rc == 0 && i < builtin_policies_count; i++)
-		rc = preset_put(l, builtin_policies[i].name, NULL);
-	if (rc == 0)
-		rc = scan_dir(l, "/etc/sbx");
-	if (rc == 0 && dir)
-		rc = scan_dir(l, dir);
-	free(dir);
-	return rc;
-}
 
 static bool runtime_found(const char *bin)
 {
@@ -191,7 +107,7 @@ static char *version_of(const struct policy *p, bool available)
 
 /* ---- the listing -------------------------------------------------------- */
 
-static void print_row(const struct preset *ps, const struct policy *p)
+static void print_row(const struct lang_preset *ps, const struct policy *p)
 {
 	char exts[128] = "";
 	const char *bin = lang_runtime(p);
@@ -210,7 +126,7 @@ static void print_row(const struct preset *ps, const struct policy *p)
 	free(version);
 }
 
-static cJSON *row_json(const struct preset *ps, const struct policy *p)
+static cJSON *row_json(const struct lang_preset *ps, const struct policy *p)
 {
 	cJSON *o = cJSON_CreateObject(), *exts = cJSON_CreateArray();
 	const char *bin = lang_runtime(p);
@@ -244,7 +160,7 @@ static cJSON *row_json(const struct preset *ps, const struct policy *p)
 }
 
 /* Load each preset; list the ones with a lang block.  Returns failures. */
-static int list_presets(const struct preset_list *l, cJSON *array)
+static int list_presets(const struct lang_preset_list *l, cJSON *array)
 {
 	int failed = 0;
 
@@ -252,7 +168,7 @@ static int list_presets(const struct preset_list *l, cJSON *array)
 		printf("%-8s %-14s %-20s %-4s %-28s %s\n", "NAME", "EXTENSIONS",
 		       "RUNTIME", "HERE", "VERSION", "ORIGIN");
 	for (size_t i = 0; i < l->n; i++) {
-		const struct preset *ps = &l->v[i];
+		const struct lang_preset *ps = &l->v[i];
 		struct policy p;
 		struct sbx_err err = { 0 };
 
@@ -273,7 +189,7 @@ static int list_presets(const struct preset_list *l, cJSON *array)
 	return failed;
 }
 
-static int print_json(const struct preset_list *l)
+static int print_json(const struct lang_preset_list *l)
 {
 	cJSON *array = cJSON_CreateArray();
 	char *text;
@@ -293,7 +209,7 @@ static int print_json(const struct preset_list *l)
 
 int cmd_langs(int argc, char **argv)
 {
-	struct preset_list l = { 0 };
+	struct lang_preset_list l = { 0 };
 	bool json = false;
 	int failed;
 
@@ -309,17 +225,13 @@ int cmd_langs(int argc, char **argv)
 			return 125;
 		}
 	}
-	if (collect(&l) < 0) {
+	if (lang_presets_collect(&l) < 0) {
 		fprintf(stderr, "sbx: langs: out of memory\n");
 		failed = 1;
 	} else {
 		failed = json ? print_json(&l) : list_presets(&l, NULL);
 	}
-	for (size_t i = 0; i < l.n; i++) {
-		free(l.v[i].name);
-		free(l.v[i].path);
-	}
-	free(l.v);
+	lang_presets_free(&l);
 	if (fflush(stdout) != 0)
 		failed++;
 	return failed ? 125 : 0;

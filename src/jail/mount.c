@@ -176,16 +176,6 @@ static int synthesize_etc(struct root_build *b, struct sbx_err *err)
 	return rc;
 }
 
-/* The cwd must exist; creating it may fail in a read-only bind: fine. */
-static void make_cwd(struct root_build *b)
-{
-	const char *cwd = b->plan->policy->cwd;
-	int fd = cwd ? mp_make(b->root_fd, cwd, LEAF_DIR, NULL) : -1;
-
-	if (fd >= 0)
-		close(fd);
-}
-
 /* Read-only last: /etc and the mount points cannot be changed by the
  * program (requirement: files sbx provides are read-only). */
 static int make_readonly(struct root_build *b, struct sbx_err *err)
@@ -277,10 +267,8 @@ int mount_build_root(const struct jail_plan *plan, struct jail_fs *fs, struct sb
 		rc = mount_all(&b, err);
 	if (rc == 0)
 		rc = synthesize_etc(&b, err);
-	if (rc == 0) {
-		make_cwd(&b);
+	if (rc == 0)
 		rc = make_readonly(&b, err);
-	}
 	if (rc == 0)
 		rc = enter_root(&b, err);
 	release(&b);

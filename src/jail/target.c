@@ -134,14 +134,26 @@ static int close_other_fds(int keep, struct sbx_err *err)
 	return 0;
 }
 
+/* The working directory is never created: a -C typo must not run the
+ * program in an empty directory it then writes into. */
 static int enter_cwd(const struct policy *p, struct sbx_err *err)
 {
 	const char *cwd = p->cwd ? p->cwd : p->workspace ? p->workspace : "/mnt/data";
+	const struct origin *at = &p->at[F_CWD];
+	char where[300];
 
-	if (chdir(cwd) < 0)
-		return err_set(err, ERR_SETUP, errno, "chdir %s: %s", cwd,
-			       strerror(errno));
-	return 0;
+	if (chdir(cwd) == 0)
+		return 0;
+	if (!p->cwd)
+		return err_set(err, ERR_SETUP, errno, "chdir %s: %s", cwd, strerror(errno));
+	if (at->option)
+		snprintf(where, sizeof(where), "%s", at->option);
+	else
+		snprintf(where, sizeof(where), "%s:%d", at->file ? at->file : "cwd", at->line);
+	return err_set(err, ERR_SETUP, errno,
+		       "%s: working directory %s: %s (it must exist in the jail: name a "
+		       "directory that the policy or -b/-B mounts, or one in the workspace)",
+		       where, cwd, strerror(errno));
 }
 
 static const char *env_path(char *const *envp)

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lang/installed.h"
 #include "policy/builtin.h"
 #include "policy/override.h"
 
@@ -78,31 +79,37 @@ static void append_preset(char *buf, size_t size, const struct policy *p,
 }
 
 /*
- * --lang auto: the built-in preset whose lang.extensions has FILE's
- * extension; a preset named like the extension (".sh" -> sh) wins a tie.
+ * --lang auto: the preset (built-in or installed, as `sbx langs` lists
+ * them) whose lang.extensions has FILE's extension; a preset named like
+ * the extension (".sh" -> sh) wins a tie.  *NAME points to a static copy.
  */
 static int pick_auto_lang(const char *file, const char **name,
 			  struct sbx_err *err)
 {
+	static char picked[256];
 	const char *ext = lang_extension(file);
+	struct lang_preset_list l = { 0 };
 	char avail[768] = "";
 	struct sbx_err ignored;
 
 	*name = NULL;
-	for (size_t i = 0; i < builtin_policies_count; i++) {
+	if (lang_presets_collect(&l) < 0)
+		return err_set(err, ERR_INTERNAL, 0, "out of memory");
+	for (size_t i = 0; i < l.n; i++) {
 		struct policy p = { 0 };
-		const char *n = builtin_policies[i].name;
+		const char *n = l.v[i].name;
 
 		if (policy_load(n, &p, &ignored) < 0)
 			continue;
 		if (p.lang.present) {
 			append_preset(avail, sizeof(avail), &p, n);
-			if (*ext && has_extension(&p, ext) &&
+			if (*ext && has_extension(&p, ext) && strlen(n) < sizeof(picked) &&
 			    (!*name || strcmp(n, ext + 1) == 0))
-				*name = n;
+				*name = strcpy(picked, n);
 		}
 		policy_free(&p);
 	}
+	lang_presets_free(&l);
 	if (*name)
 		return 0;
 	return err_set(err, ERR_CONFIG, 0,

@@ -2,7 +2,7 @@
  * preset.h - the policy a run starts from (spec §2: -p, --lang).
  *
  * -p names the base policy; --lang LANG names a preset (a policy with a
- * lang block), "auto" picks the built-in preset whose lang.extensions has
+ * lang block), "auto" picks the preset (built-in or installed) whose lang.extensions has
  * FILE's extension.  With both, a -p policy without a lang block borrows
  * the preset's.  The command line's overrides are applied afterwards
  * (policy/override.h; src/cmd/effective.c does both).

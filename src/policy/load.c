@@ -411,8 +411,10 @@ static int load_top(struct policy *out, struct source *s, const char *source_nam
 	else
 		rc = load_source(&ld, s, NULL);
 	/* the whole table, after includes: sbx check refuses what run would */
-	if (rc == 0)
+	if (rc == 0) {
+		policy_sort_mounts(out);
 		rc = policy_check_mounts(out, err);
+	}
 	if (rc < 0)
 		policy_free(out);
 	return rc;

@@ -10,6 +10,8 @@
  * mount sbx owns (the root, the jail's /proc and /dev, the workspace),
  * sits above one, reaches below the jail's /proc or passes through a
  * SYMLINK entry.  The jail's walk refuses any other symlink at run time.
+ * policy_sort_mounts() puts parents before children, so neither the order
+ * of a file nor that of the options can hide a mount under a later one.
  */
 #include "policy/internal.h"
 
@@ -39,6 +41,29 @@ void policy_path_clean(char *s)
 	if (out == s)
 		*out++ = '/';
 	*out = '\0';
+}
+
+static size_t depth(const char *path)
+{
+	size_t n = 0;
+
+	for (; *path; path++)
+		n += *path == '/';
+	return n;
+}
+
+void policy_sort_mounts(struct policy *p)
+{
+	/* stable insertion sort by depth: a parent always has fewer '/' than
+	 * its children, and entries of one depth keep the order written */
+	for (size_t i = 1; i < p->nmounts; i++) {
+		struct mount_entry m = p->mounts[i];
+		size_t j = i, d = depth(m.dst);
+
+		for (; j > 0 && depth(p->mounts[j - 1].dst) > d; j--)
+			p->mounts[j] = p->mounts[j - 1];
+		p->mounts[j] = m;
+	}
 }
 
 const char *policy_path_problem(const char *s)

@@ -11,9 +11,11 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/units.h"
@@ -136,19 +138,33 @@ static char *absolute_path(const char *path, struct sbx_err *err)
 	return out;
 }
 
-static struct mount_entry *new_mount(struct policy *p, const struct origin *at,
-				     struct sbx_err *err)
+/*
+ * The entry for DST: a mount with the same destination (the policy's
+ * /tmp under --tmpfs /tmp:1G) is replaced, as an included file's is by
+ * the file that includes it; otherwise a new one.  DST becomes P's.
+ */
+static struct mount_entry *new_mount(struct policy *p, char *dst,
+				     const struct origin *at, struct sbx_err *err)
 {
-	struct mount_entry *m;
+	struct mount_entry *m = NULL;
 
-	m = realloc(p->mounts, (p->nmounts + 1) * sizeof(*m));
-	if (!m) {
-		err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
-		return NULL;
+	for (size_t i = 0; i < p->nmounts && !m; i++)
+		if (strcmp(p->mounts[i].dst, dst) == 0)
+			m = &p->mounts[i];
+	if (m) {
+		free(m->dst);
+		free(m->src);
+	} else {
+		m = realloc(p->mounts, (p->nmounts + 1) * sizeof(*m));
+		if (!m) {
+			err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
+			return NULL;
+		}
+		p->mounts = m;
+		m = &p->mounts[p->nmounts++];
 	}
-	p->mounts = m;
-	m = &p->mounts[p->nmounts];
 	memset(m, 0, sizeof(*m));
+	m->dst = dst;
 	m->at = *at;
 	return m;
 }
@@ -182,17 +198,15 @@ static int apply_bind(struct policy *p, const struct policy_override *ov,
 	dst = strdup(colon ? colon + 1 : abs_src);
 	if (dst)
 		policy_path_clean(dst);
-	m = dst ? new_mount(p, at, err) : NULL;
+	m = dst ? new_mount(p, dst, at, err) : NULL;
 	if (!m) {
 		free(abs_src);
 		free(dst);
 		return dst ? -1 : err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
 	}
 	m->src = abs_src;
-	m->dst = dst;
 	m->type = MNT_BIND;
 	m->rw = ov->kind == OV_BIND_RW;
-	p->nmounts++;
 	return 0;
 }
 
@@ -216,16 +230,14 @@ static int apply_tmpfs(struct policy *p, const struct policy_override *ov,
 				       : strlen(ov->value));
 	if (dst)
 		policy_path_clean(dst);
-	m = dst ? new_mount(p, at, err) : NULL;
+	m = dst ? new_mount(p, dst, at, err) : NULL;
 	if (!m) {
 		free(dst);
 		return dst ? -1 : err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
 	}
-	m->dst = dst;
 	m->type = MNT_TMPFS;
 	m->rw = true;
 	m->size_mb = mib;
-	p->nmounts++;
 	return 0;
 }
 
@@ -324,6 +336,78 @@ static int apply_one(struct policy *p, const uint64_t *base,
 		       ov->option);
 }
 
+/* ---- the caller's directory ------------------------------------------- */
+
+static bool path_within(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return strcmp(dir, "/") == 0 ||
+	       (strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0'));
+}
+
+/* The caller's directory as getcwd() has it, or as $PWD spells it when
+ * that names the same directory (a path through a symlink, as -B $PWD). */
+static bool caller_dir(char *buf, size_t size, bool logical)
+{
+	const char *pwd = getenv("PWD");
+	struct stat a, b;
+
+	if (!logical)
+		return getcwd(buf, size) != NULL;
+	if (!pwd || pwd[0] != '/' || strlen(pwd) >= size || stat(pwd, &a) != 0 ||
+	    stat(".", &b) != 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+		return false;
+	strcpy(buf, pwd);
+	policy_path_clean(buf);
+	return true;
+}
+
+/* The mount whose dst holds DIR most closely, or NULL. */
+static const struct mount_entry *covering_mount(const struct policy *p, const char *dir)
+{
+	const struct mount_entry *best = NULL;
+
+	for (size_t i = 0; i < p->nmounts; i++)
+		if (path_within(dir, p->mounts[i].dst) &&
+		    (!best || strlen(p->mounts[i].dst) > strlen(best->dst)))
+			best = &p->mounts[i];
+	return best;
+}
+
+/*
+ * Neither the policy nor -C chose the directory: when the caller's own is
+ * visible in the jail at the same path through a bind of the command line
+ * (-B .), the program starts there, as a CI step expects; otherwise in
+ * the workspace.  Only command-line binds: a policy's /usr is no reason
+ * to leave the workspace.
+ */
+static int follow_caller_dir(struct policy *p, struct sbx_err *err)
+{
+	char dir[PATH_MAX];
+
+	if (p->cwd)
+		return 0;
+	for (int logical = 0; logical < 2; logical++) {
+		const struct mount_entry *m;
+
+		if (!caller_dir(dir, sizeof(dir), logical))
+			continue;
+		m = covering_mount(p, dir);
+		if (!m || m->type != MNT_BIND || !m->at.option || strcmp(m->src, m->dst) != 0)
+			continue;
+		if (!(p->cwd = strdup(dir)))
+			return err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
+		p->at[F_CWD] = (struct origin){
+			.file = CMDLINE,
+			.option = m->rw ? "--bind-rw (the caller's directory)"
+					: "--bind (the caller's directory)",
+		};
+		return 0;
+	}
+	return 0;
+}
+
 int policy_apply_overrides(struct policy *p, const struct policy_override *v,
 			   size_t n, const char *workdir, struct sbx_err *err)
 {
@@ -339,7 +423,8 @@ int policy_apply_overrides(struct policy *p, const struct policy_override *v,
 	for (size_t i = 0; i < n; i++)
 		if (apply_one(p, base, &v[i], err) < 0)
 			return -1;
-	return 0;
+	policy_sort_mounts(p);
+	return follow_caller_dir(p, err);
 }
 
 /* ---- -p P --lang L: the lang block of another policy ------------------ */

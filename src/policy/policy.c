@@ -6,6 +6,7 @@
 #include "base/ids.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,7 +44,7 @@ const uint64_t limit_max[LIM_COUNT] = {
 
 static const uint64_t limit_defaults[LIM_COUNT] = {
 	[LIM_WALL_TIME_MS] = 10000,
-	[LIM_CPU_TIME_MS] = 10000,
+	/* LIM_CPU_TIME_MS: derived from the wall limit, see policy_limit() */
 	[LIM_MEMORY_MB] = 512,
 	[LIM_PROCESSES] = 64,
 	[LIM_FILE_SIZE_MB] = 64,
@@ -58,11 +59,42 @@ uint64_t limit_default(enum limit_id id)
 	return (unsigned)id < LIM_COUNT ? limit_defaults[id] : 0;
 }
 
+unsigned policy_cpu_count(void)
+{
+	static unsigned n;
+	cpu_set_t set;
+
+	/* the CPUs this process (and so the jail) may run on, not the host's */
+	if (n == 0)
+		n = sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0
+			? (unsigned)CPU_COUNT(&set) : 1;
+	return n;
+}
+
+/*
+ * No cpu_time_ms set: as much CPU as the tree could use in the wall time
+ * on every CPU it may run on, so raising --time is never undone by a CPU
+ * limit nobody asked for; within max_limits.cpu_time_ms when set.
+ */
+static uint64_t derived_cpu_ms(const struct policy *p)
+{
+	uint64_t wall = policy_limit(p, LIM_WALL_TIME_MS), cpu, max;
+
+	if (wall == LIMIT_UNLIMITED || wall > limit_max[LIM_CPU_TIME_MS] / policy_cpu_count())
+		cpu = wall == LIMIT_UNLIMITED ? LIMIT_UNLIMITED : limit_max[LIM_CPU_TIME_MS];
+	else
+		cpu = wall * policy_cpu_count();
+	max = p->max_limits.v[LIM_CPU_TIME_MS];
+	return max != 0 && cpu > max ? max : cpu;
+}
+
 uint64_t policy_limit(const struct policy *p, enum limit_id id)
 {
 	if ((unsigned)id >= LIM_COUNT)
 		return 0;
-	return p->limits.v[id] ? p->limits.v[id] : limit_default(id);
+	if (p->limits.v[id])
+		return p->limits.v[id];
+	return id == LIM_CPU_TIME_MS ? derived_cpu_ms(p) : limit_default(id);
 }
 
 uint64_t policy_kill_grace_ms(const struct policy *p)

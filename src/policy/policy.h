@@ -136,8 +136,14 @@ struct policy {
 
 /* Built-in defaults used when neither policy nor command line sets a limit. */
 uint64_t limit_default(enum limit_id id);
-/* The effective value: the set value, or limit_default(). */
+/*
+ * The effective value: the set value, or limit_default(); an unset
+ * cpu_time_ms is derived from the wall limit: wall x policy_cpu_count()
+ * (unlimited with it), at most max_limits.cpu_time_ms.
+ */
 uint64_t policy_limit(const struct policy *p, enum limit_id id);
+/* The CPUs sbx (and so the jail) may run on: its affinity mask, at least 1. */
+unsigned policy_cpu_count(void);
 
 /*
  * The one bound on kill_grace_ms: the schema's maximum, and what
@@ -183,6 +189,8 @@ int policy_set_field(struct policy *p, const char *assignment,
  */
 void policy_path_clean(char *path);
 const char *policy_path_problem(const char *path);
+/* Parents before children (fewer '/' first), else in the order written. */
+void policy_sort_mounts(struct policy *p);
 int policy_check_mounts(const struct policy *p, struct sbx_err *err);
 
 /* Most TMPFS and DEV mounts a policy may have: with the jail's root they

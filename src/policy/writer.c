@@ -108,9 +108,22 @@ static void write_value(FILE *out, uint64_t v)
 		fprintf(out, "%llu", (unsigned long long)v);
 }
 
-/* WITH_DEFAULTS: show unset limits as comments holding the default. */
+/* An unset limit of P, as a comment: its default, or how it is derived. */
+static void write_unset_limit(FILE *out, const struct policy *p, enum limit_id id)
+{
+	fprintf(out, "  # %s: ", limit_names[id]);
+	write_value(out, policy_limit(p, id));
+	if (id == LIM_CPU_TIME_MS)
+		fprintf(out, "  (not set: derived from wall_time_ms x %u CPUs%s)\n",
+			policy_cpu_count(), policy_limit(p, id) == p->max_limits.v[id]
+			? ", lowered to max_limits" : "");
+	else
+		fputs("  (default)\n", out);
+}
+
+/* P (not NULL): show P's unset limits as comments holding the default. */
 static void write_limits(FILE *out, const char *indent, const char *name,
-			 const struct limits *l, bool with_defaults)
+			 const struct limits *l, const struct policy *p)
 {
 	fprintf(out, "%s%s {\n", indent, name);
 	for (int i = 0; i < LIM_COUNT; i++) {
@@ -118,9 +131,8 @@ static void write_limits(FILE *out, const char *indent, const char *name,
 			fprintf(out, "%s  %s: ", indent, limit_names[i]);
 			write_value(out, l->v[i]);
 			write_origin(out, &l->at[i]);
-		} else if (with_defaults) {
-			fprintf(out, "%s  # %s: %llu  (default)\n", indent, limit_names[i],
-				(unsigned long long)limit_default((enum limit_id)i));
+		} else if (p) {
+			write_unset_limit(out, p, (enum limit_id)i);
 		}
 	}
 	fprintf(out, "%s}\n", indent);
@@ -194,7 +206,7 @@ static void write_lang(FILE *out, const struct lang_spec *l)
 	write_list(out, "  ", "version", &l->version);
 	for (int i = 0; i < LIM_COUNT; i++) {
 		if (l->compile_limits.v[i]) {
-			write_limits(out, "  ", "compile_limits", &l->compile_limits, false);
+			write_limits(out, "  ", "compile_limits", &l->compile_limits, NULL);
 			break;
 		}
 	}
@@ -215,8 +227,8 @@ int policy_write_text(const struct policy *p, FILE *out)
 		write_origin(out, &p->includes.at[i]);
 	}
 	write_top_scalars(out, p);
-	write_limits(out, "", "limits", &p->limits, true);
-	write_limits(out, "", "max_limits", &p->max_limits, false);
+	write_limits(out, "", "limits", &p->limits, p);
+	write_limits(out, "", "max_limits", &p->max_limits, NULL);
 	for (size_t i = 0; i < p->nmounts; i++)
 		write_mount(out, &p->mounts[i]);
 	write_list(out, "", "env", &p->env);

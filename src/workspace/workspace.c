@@ -189,6 +189,7 @@ static int copy_one(const struct workspace *ws, int in, const char *src, const c
 		    const char *option, struct sbx_err *err)
 {
 	int out = open_target(ws, name, option, err), rc = 0;
+	struct stat st;
 
 	if (out < 0) {
 		close(in);
@@ -199,6 +200,10 @@ static int copy_one(const struct workspace *ws, int in, const char *src, const c
 			     src, strerror(errno), errno == ENOSPC ?
 			     " (the workspace tmpfs is full: raise the file-size limit, "
 			     "which sizes it)" : "");
+	/* an executable stays one (-f prog -- ./prog); never set-id bits */
+	if (rc == 0 && fstat(in, &st) == 0 && (st.st_mode & S_IXUSR) && fchmod(out, 0755) < 0)
+		rc = err_set(err, ERR_SETUP, errno, "%s: chmod %s/%s: %s", option,
+			     ws_name(ws), name, strerror(errno));
 	close(in);
 	if (close(out) < 0 && rc == 0)
 		rc = err_set(err, ERR_SETUP, errno, "%s: writing %s/%s: %s",

@@ -53,8 +53,9 @@ int workspace_open(struct workspace *ws, const char *workdir, struct sbx_err *er
 /* Copy everything readable from IN to OUT (fds); -1 with errno on failure. */
 int copy_bytes(int in, int out);
 
-/* Copy the regular file SRC into the workspace as basename(SRC): now for
- * -w, at workspace_attach for the tmpfs (SRC is opened and checked now). */
+/* Copy the regular file SRC into the workspace as basename(SRC), mode 0644,
+ * or 0755 when SRC is executable by its owner: now for -w, at
+ * workspace_attach for the tmpfs (SRC is opened and checked now). */
 int workspace_copy_in(struct workspace *ws, const char *src,
 		      const char *option, struct sbx_err *err);
 

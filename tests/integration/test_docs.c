@@ -19,35 +19,6 @@
 
 #include "../harness.h"
 
-static const char *src_dir(void)
-{
-	const char *s = getenv("SBX_SRC");
-
-	return s ? s : ".";
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "re");
-	char *buf = NULL;
-	size_t cap = 0;
-	ssize_t n;
-
-	cr_assert_not_null(f, "cannot open %s (set SBX_SRC to the source tree)", path);
-	n = getdelim(&buf, &cap, '\0', f);
-	fclose(f);
-	cr_assert(n >= 0, "cannot read %s", path);
-	return buf;
-}
-
-static char *slurp_src(const char *rel)
-{
-	char *path = xasprintf("%s/%s", src_dir(), rel), *text = slurp(path);
-
-	free(path);
-	return text;
-}
-
 /* NAME as roff writes it: every '-' becomes "\-". */
 static char *roff_form(const char *name)
 {
@@ -77,22 +48,6 @@ static bool page_mentions(const char *page, const char *name)
 		found = (p == page || !is_word_char(p[-1])) && !is_word_char(p[n]);
 	free(want);
 	return found;
-}
-
-/* Run a shell command, return its stdout+stderr and exit status. */
-static char *sh(const char *cmd, int *status)
-{
-	FILE *f = popen(cmd, "r");
-	char *buf = NULL;
-	size_t cap = 0;
-
-	cr_assert_not_null(f, "popen %s", cmd);
-	if (getdelim(&buf, &cap, '\0', f) < 0) {
-		free(buf);
-		buf = strdup("");
-	}
-	*status = pclose(f);
-	return buf;
 }
 
 /* ---- sbx.1 and `sbx run --help` ------------------------------------- */
@@ -275,8 +230,8 @@ static void assert_renders_clean(bool mandoc, const char *page)
 		cmd = xasprintf("mandoc -Tlint -Wstyle '%s/man/%s' 2>&1", src_dir(), page);
 	else
 		cmd = xasprintf("groff -man -Tutf8 -ww -z '%s/man/%s' 2>&1", src_dir(), page);
-	out = sh(cmd, &status);
-	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0 && out[0] == '\0',
+	status = host_sh(cmd, &out);
+	cr_expect(status == 0 && out[0] == '\0',
 		  "`%s` complained:\n%s", cmd, out);
 	free(out);
 	free(cmd);
@@ -297,11 +252,11 @@ static char *complete(const char *words)
 	char *cmd = xasprintf("bash --norc -c 'source \"%s/contrib/bash-completion/sbx\"; "
 			      "COMP_WORDS=(%s); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); "
 			      "_sbx; echo \"${COMPREPLY[*]}\"' 2>&1", src_dir(), words);
-	int status;
-	char *out = sh(cmd, &status);
+	char *out = NULL;
+	int status = host_sh(cmd, &out);
 
 	free(cmd);
-	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "completion failed: %s", out);
+	cr_assert(status == 0, "completion failed: %s", out);
 	out[strcspn(out, "\n")] = '\0';
 	return out;
 }

@@ -12,13 +12,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static const char *src_dir(void)
-{
-	const char *s = getenv("SBX_SRC");
-
-	return s ? s : ".";
-}
-
 static void hello(const char *file, const char *runtime)
 {
 	struct sbx_result r;
@@ -42,21 +35,6 @@ Test(examples, hello_pl) { hello("hello.pl", "/usr/bin/perl"); }
 Test(examples, hello_c) { hello("hello.c", "/usr/bin/gcc"); }
 Test(examples, hello_cpp) { hello("hello.cpp", "/usr/bin/g++"); }
 
-/* Run a shell command; returns its exit status, output in *out. */
-static int shell(const char *cmd, char **out)
-{
-	FILE *p = popen(cmd, "r");
-	size_t cap = 65536, len = 0;
-	char *buf = calloc(1, cap);
-
-	cr_assert(p && buf);
-	len = fread(buf, 1, cap - 1, p);
-	buf[len] = '\0';
-	*out = buf;
-	int status = pclose(p);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
-
 /* The Makefile recipe: a generator under sbx, its output copied out with -o. */
 Test(examples, makefile_recipe_builds_its_file_under_sbx)
 {
@@ -66,7 +44,7 @@ Test(examples, makefile_recipe_builds_its_file_under_sbx)
 	char *cmd = xasprintf("cp '%s/examples/Makefile' '%s/examples/gen_table.py' '%s/' && "
 			      "make -s -C '%s' SBX='%s' 2>&1 && cat '%s/out/squares.csv'",
 			      src_dir(), src_dir(), dir, dir, sbx_path(), dir);
-	cr_assert_eq(shell(cmd, &out), 0, "%s", out);
+	cr_assert_eq(host_sh(cmd, &out), 0, "%s", out);
 	cr_assert(strstr(out, "n,square\n1,1\n") && strstr(out, "10,100\n"), "%s", out);
 	free(out);
 	free(cmd);
@@ -85,7 +63,7 @@ Test(examples, ci_wrapper_fails_the_job_on_anything_but_ok)
 	chmod(dir, 0777);
 	char *ok = xasprintf("cd '%s' && SBX='%s' '%s/examples/ci-wrapper.sh' sh -c 'touch made' 2>&1",
 			     dir, sbx_path(), src_dir());
-	cr_assert_eq(shell(ok, &out), 0, "%s", out);
+	cr_assert_eq(host_sh(ok, &out), 0, "%s", out);
 	cr_assert(strstr(out, "\"status\":\"ok\""), "%s", out);
 	free(out);
 	char *made = xasprintf("%s/made", dir);
@@ -93,7 +71,7 @@ Test(examples, ci_wrapper_fails_the_job_on_anything_but_ok)
 
 	char *bad = xasprintf("cd '%s' && SBX='%s' SBX_TIME=1s '%s/examples/ci-wrapper.sh' sleep 5 2>&1",
 			      dir, sbx_path(), src_dir());
-	cr_assert_eq(shell(bad, &out), 124, "%s", out);
+	cr_assert_eq(host_sh(bad, &out), 124, "%s", out);
 	cr_assert(strstr(out, "status 'timeout'"), "%s", out);
 	free(out);
 	free(ok);

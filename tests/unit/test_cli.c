@@ -317,13 +317,21 @@ Test(cli, bind_source_is_made_absolute_and_is_the_default_destination)
 	policy_free(&p);
 	cr_assert_eq(apply("", ARGC(argv), argv, &p), 0, "%s", err.msg);
 	cr_assert_eq(p.nmounts, base + 2);
-	cr_expect_str_eq(p.mounts[base].src, want);
-	cr_expect_str_eq(p.mounts[base].dst, want);
-	cr_expect(!p.mounts[base].rw);
-	cr_expect_str_eq(p.mounts[base + 1].src, "/data");
-	cr_expect_str_eq(p.mounts[base + 1].dst, "/mnt/in");
-	cr_expect(p.mounts[base + 1].rw);
-	cr_expect_str_eq(p.mounts[base + 1].at.option, "--bind-rw");
+	/* the table is sorted parents first: find the two by their option */
+	const struct mount_entry *ro = NULL, *rw = NULL;
+	for (size_t i = 0; i < p.nmounts; i++) {
+		if (p.mounts[i].at.option && !strcmp(p.mounts[i].at.option, "--bind"))
+			ro = &p.mounts[i];
+		if (p.mounts[i].at.option && !strcmp(p.mounts[i].at.option, "--bind-rw"))
+			rw = &p.mounts[i];
+	}
+	cr_assert(ro && rw);
+	cr_expect_str_eq(ro->src, want);
+	cr_expect_str_eq(ro->dst, want);
+	cr_expect(!ro->rw);
+	cr_expect_str_eq(rw->src, "/data");
+	cr_expect_str_eq(rw->dst, "/mnt/in");
+	cr_expect(rw->rw);
 	policy_free(&p);
 }
 
