@@ -64,10 +64,10 @@ static const char *const enforcement_names[] = {
 	[ENF_CGROUP] = "cgroup",
 	[ENF_SUPERVISOR] = "supervisor",
 	[ENF_TMPFS] = "tmpfs",
-	[ENF_RLIMIT_AS] = "rlimit-as",
+	[ENF_RLIMIT_DATA] = "rlimit-data",
 	[ENF_RLIMIT_NPROC] = "rlimit-nproc",
 	[ENF_RLIMIT_SUPERVISOR] = "rlimit+supervisor",
-	[ENF_RLIMIT_AS_SUPERVISOR] = "rlimit-as+supervisor",
+	[ENF_RLIMIT_DATA_SUPERVISOR] = "rlimit-data+supervisor",
 };
 
 const char *run_status_name(enum run_status s)

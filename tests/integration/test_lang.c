@@ -286,7 +286,7 @@ Test(lang, cpp_hello_and_memory_limit)
 	ASSERT_STATUS(&r, "ok");
 	cr_assert_str_eq(r.out, "hi 1\n");
 	sbx_result_free(&r);
-	/* rlimit-as: the allocation fails, the uncaught bad_alloc aborts */
+	/* the RLIMIT_DATA backstop: the 2 GiB allocation fails, the uncaught bad_alloc aborts */
 	run_lang(&r, "cpp", "hog.cpp",
 		 "#include <vector>\nint main(){ std::vector<char> v(1UL << 31, 1); return v[5]; }\n",
 		 SBX_ARGV("--memory", "256M"));
