@@ -44,6 +44,7 @@ static const char *const status_names[] = {
 	[ST_CONFIG_ERROR] = "config-error",
 	[ST_SETUP_ERROR] = "setup-error",
 	[ST_ABORTED] = "aborted",
+	[ST_COMPILE_ERROR] = "compile-error",
 };
 
 /* Short keys of limits.enforced_by (kill_grace_ms is no limit: absent). */

@@ -21,6 +21,7 @@ enum run_status {
 	ST_OK, ST_NONZERO_EXIT, ST_SIGNALED, ST_TIMEOUT, ST_CPU_LIMIT,
 	ST_MEMORY_LIMIT, ST_OUTPUT_LIMIT, ST_SECCOMP, ST_EXEC_ERROR,
 	ST_CONFIG_ERROR, ST_SETUP_ERROR, ST_ABORTED,
+	ST_COMPILE_ERROR, /* compiled languages: the compile stage failed */
 };
 
 const char *run_status_name(enum run_status s); /* "nonzero-exit" ... */

@@ -234,7 +234,9 @@ Test(lang, c_compile_error_stops_before_the_run)
 	require_runtime("/usr/bin/gcc");
 	run_lang(&r, "c", "bad.c",
 		 "#include <stdio.h>\nint main(void){puts(\"RAN\"); return nope;}\n", NO_EXTRA);
-	ASSERT_STATUS(&r, "nonzero-exit");
+	/* told from a program that ran and failed by status, not only by the
+	 * nested record (issue 14) */
+	ASSERT_STATUS(&r, "compile-error");
 	cr_assert_str_eq(rec_str(&r, "stage"), "compile");
 	cr_assert_eq(r.exit_status, 1);
 	cr_assert(strstr(r.out, "RAN") == NULL);
@@ -242,6 +244,7 @@ Test(lang, c_compile_error_stops_before_the_run)
 	cJSON *c = cJSON_GetObjectItem(r.record, "compile");
 	cr_assert(cJSON_IsObject(c));
 	cr_assert(strstr(cJSON_GetObjectItem(c, "stderr")->valuestring, "undeclared"));
+	cr_assert_str_eq(cJSON_GetObjectItem(c, "status")->valuestring, "nonzero-exit");
 	sbx_result_free(&r);
 }
 
