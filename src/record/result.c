@@ -235,12 +235,14 @@ static const char *network_name(enum net_mode n)
 	return n == NET_HOST ? "host" : n == NET_LOOPBACK ? "loopback" : "none";
 }
 
-static cJSON *namespaces_json(const struct policy *p)
+/* The namespaces the jail was built in: none when nothing was set up. */
+static cJSON *namespaces_json(const struct result *r, const struct policy *p)
 {
 	static const char *const all[] = { "user", "mount", "pid", "net", "ipc", "uts", "cgroup" };
 	cJSON *arr = cJSON_CreateArray();
+	size_t n = r->status == ST_CONFIG_ERROR ? 0 : sizeof(all) / sizeof(all[0]);
 
-	for (size_t i = 0; arr && i < sizeof(all) / sizeof(all[0]); i++) {
+	for (size_t i = 0; arr && i < n; i++) {
 		if (p->network == NET_HOST && strcmp(all[i], "net") == 0)
 			continue; /* --net host shares the host's network namespace */
 		cJSON *s = cJSON_CreateString(all[i]);
@@ -261,10 +263,12 @@ static cJSON *isolation_json(const struct result *r)
 	if (!p)
 		return cJSON_CreateNull();
 	o = cJSON_CreateObject();
-	if (!o || !record_add(o, "namespaces", namespaces_json(p)) ||
+	/* the filter is loaded last before exec: only a run whose program
+	 * started (wall_ms measured) had one; a config-error built nothing */
+	if (!o || !record_add(o, "namespaces", namespaces_json(r, p)) ||
 	    !cJSON_AddNumberToObject(o, "uid", p->uid) ||
 	    !cJSON_AddNumberToObject(o, "gid", p->gid) ||
-	    !cJSON_AddTrueToObject(o, "seccomp") ||
+	    !cJSON_AddBoolToObject(o, "seccomp", r->wall_ms >= 0) ||
 	    !cJSON_AddBoolToObject(o, "cgroup", r->cgroup) ||
 	    !cJSON_AddStringToObject(o, "network", network_name(p->network)) ||
 	    !record_add(o, "hostname", p->hostname ? cJSON_CreateString(p->hostname)
