@@ -201,7 +201,7 @@ Test(policy_schema, mount_errors)
 	load_fails("mount { dst: \"/a\" type: TMPFS src: \"/x\" }", "x.policy:1:36: ", "'src' is not used by TMPFS");
 	load_fails("mount { dst: \"/a\" type: PROC size_mb: 1 }", "x.policy:1:30: ", "only for TMPFS mounts");
 	/* DEV's size_mb promised a shm tmpfs that was never mounted (issue 14) */
-	load_fails("mount { dst: \"/dev\" type: DEV size_mb: 8 }", "x.policy:1:29: ",
+	load_fails("mount { dst: \"/dev\" type: DEV size_mb: 8 }", "x.policy:1:31: ",
 		   "mount { dst: \"/dev/shm\" type: TMPFS");
 	load_fails("mount { dst: \"/a\" type: TMPFS size_mb: 0 }", "x.policy:1:40: ", "between 1 and");
 	load_fails("mount { dst: \"/a\" type: OVERLAY }", "x.policy:1:25: ", "one of BIND, TMPFS, PROC, DEV or SYMLINK");
