@@ -93,7 +93,7 @@ Test(messages, quiet_exec_error_still_prints_one_sbx_line)
 
 	REQUIRE_USERNS();
 	sbx_run(&r, &o, SBX_ARGV("run", "-q", "--", "/no/such/program"));
-	cr_assert_eq(r.exit_status, 127);
+	cr_assert_eq(r.exit_status, 127, "exit %d; stderr: %s", r.exit_status, r.err);
 	cr_assert_str_eq(r.err, "sbx: exec failed: No such file or directory (/no/such/program)\n");
 	sbx_result_free(&r);
 }
@@ -162,17 +162,13 @@ Test(messages, compile_error_status_and_the_compile_keys)
 		"stdout_bytes", "stderr_bytes", "output_truncated", "limits", "retryable",
 		"strings_lossy", "stdout", "stderr", "stdout_lossy", "stderr_lossy",
 	};
-	char *dir = make_temp_dir(), *file = xasprintf("%s/bad.c", dir);
 	struct sbx_result r;
-	FILE *f;
 
 	REQUIRE_USERNS();
 	if (access("/usr/bin/gcc", X_OK) != 0)
 		cr_skip_test("SKIP: /usr/bin/gcc is missing (Debian package gcc)");
-	f = fopen(file, "w");
-	cr_assert_not_null(f);
-	fputs("int main(void) { return nope; }\n", f);
-	fclose(f);
+	char *dir = make_temp_dir();
+	char *file = put_test_file(dir, "bad.c", "int main(void) { return nope; }\n");
 	sbx_run(&r, NULL, SBX_ARGV("run", "--lang", "c", "--", file));
 	ASSERT_STATUS(&r, "compile-error");
 	cr_assert_eq(r.exit_status, 1);

@@ -23,17 +23,6 @@ static void require_file(const char *path, const char *package)
 			     package);
 }
 
-static char *put_file(const char *dir, const char *name, const char *text)
-{
-	char *path = xasprintf("%s/%s", dir, name);
-	FILE *f = fopen(path, "w");
-
-	cr_assert_not_null(f, "fopen %s", path);
-	fputs(text, f);
-	fclose(f);
-	return path;
-}
-
 static const struct sbx_opts slow = { .deadline_s = 240 };
 
 /* The interpreter task as a service runs it: a CSV in with -f, a PNG
@@ -56,8 +45,8 @@ Test(workload, numpy_pandas_matplotlib_plot_comes_back_owned_by_the_caller)
 	require_file("/usr/lib/python3/dist-packages/matplotlib", "python3-matplotlib");
 	char *dir = make_temp_dir();
 	char *out = xasprintf("%s/out", dir);
-	char *csv = put_file(dir, "data.csv", "x,y\n1,2\n2,4\n3,9\n");
-	char *py = put_file(dir, "plot.py", plot);
+	char *csv = put_test_file(dir, "data.csv", "x,y\n1,2\n2,4\n3,9\n");
+	char *py = put_test_file(dir, "plot.py", plot);
 	char *png = xasprintf("%s/plot.png", out);
 
 	sbx_run(&r, &slow, SBX_ARGV("run", "--lang", "py", "--time", WALL, "--cpu", "60s",
@@ -124,7 +113,7 @@ Test(workload, node_4_worker_threads_under_the_node_preset)
 	if (access("/usr/bin/node", X_OK) != 0)
 		cr_skip_test("SKIP: /usr/bin/node is missing (Debian package nodejs; `make deps`)");
 	char *dir = make_temp_dir();
-	char *file = put_file(dir, "workers.js", js);
+	char *file = put_test_file(dir, "workers.js", js);
 
 	sbx_run(&r, &slow, SBX_ARGV("run", "--lang", "node", "--time", WALL, "--", file));
 	ASSERT_STATUS(&r, "ok");
