@@ -41,6 +41,16 @@ char *xasprintf(const char *fmt, ...)
 	return s;
 }
 
+char *put_test_file(const char *dir, const char *name, const char *text)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+
+	if (!f || fputs(text, f) < 0 || fclose(f) != 0)
+		abort();
+	return path;
+}
+
 const char *sbx_path(void)
 {
 	const char *p = getenv("SBX");

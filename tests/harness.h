@@ -80,6 +80,9 @@ int host_sh(const char *cmd, char **out);
 /* printf into a static-free malloc'd string. */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Write TEXT to DIR/NAME (aborts on failure); returns the malloc'd path. */
+char *put_test_file(const char *dir, const char *name, const char *text);
+
 #define SBX_ARGV(...) ((const char *const[]){ __VA_ARGS__, NULL })
 
 #endif

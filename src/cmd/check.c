@@ -12,18 +12,28 @@
 #include "cmd/commands.h"
 #include "cmd/effective.h"
 #include "cmd/help.h"
+#include "jail/seccomp.h"
 #include "policy/policy.h"
 
 static int check_one(const char *file)
 {
 	struct policy p;
 	struct sbx_err err = { 0 };
+	int rc;
 
 	if (policy_load(file, &p, &err) < 0) {
 		fprintf(stderr, "%s\n", err.msg);
 		return -1;
 	}
+	/* everything run refuses before a jail exists: seccomp names too */
+	rc = sc_spec_check(&p.seccomp, &err);
 	policy_free(&p);
+	if (rc < 0) {
+		/* a rule of the whole block has no line: name the file */
+		fprintf(stderr, "%s%s%s\n", strncmp(err.msg, file, strlen(file)) ? file : "",
+			strncmp(err.msg, file, strlen(file)) ? ": " : "", err.msg);
+		return -1;
+	}
 	fprintf(stderr, "%s: ok\n", file);
 	return 0;
 }
@@ -106,6 +116,10 @@ int cmd_explain(int argc, char **argv)
 	}
 	if (effective_policy(&o, &p, &err) < 0)
 		goto fail;
+	if (sc_spec_check(&p.seccomp, &err) < 0) {
+		policy_free(&p);
+		goto fail;
+	}
 	if (policy_write_text(&p, stdout) < 0)
 		rc = err_set(&err, ERR_INTERNAL, 0, "writing the policy failed");
 	if (rc == 0 && o.ncommand > 0)

@@ -4,8 +4,9 @@
  * Compiled languages run two jails: the compile stage (compile_limits,
  * output captured, shown on stderr in passthrough mode), then the program.
  * A failed compile ends the run: the record is the compile stage's, with
- * "stage": "compile", and sbx exits with the compiler's status mapped as
- * for any program (spec §3); the record's "stage" tells the two apart.
+ * status "compile-error" and "stage": "compile" (the compile stage's own
+ * status is in "compile"), and sbx exits with the compiler's status mapped
+ * as for any program (spec §3).
  *
  * Every path out of cmd_run() goes through finish(): after every jail
  * process is gone (requirements §1.15) the workspace is scanned for the
@@ -64,6 +65,7 @@ struct run_ctx {
 	int result_fd;           /* --result, opened before the run; -1 */
 	bool result_close;       /* sbx opened result_fd (a path) */
 	bool result_failed;      /* --result could not be opened */
+	bool said;               /* sbx's own error was printed on stderr */
 };
 
 /* ---- workspace ---------------------------------------------------------- */
@@ -273,6 +275,17 @@ static void fail_result(struct run_ctx *c, const struct sbx_err *err)
 	snprintf(r->message, sizeof(r->message), "%.511s", err->msg);
 	r->exit_status = 125;
 	fprintf(stderr, "sbx: %s\n", err->msg);
+	c->said = true;
+}
+
+/* sbx's own failures and a command that could not start get one `sbx:`
+ * line on stderr, -q or not: the record may go nowhere a person reads. */
+static void say_own_error(struct run_ctx *c)
+{
+	enum run_status st = c->res.status;
+
+	if (!c->said && (st == ST_SETUP_ERROR || st == ST_CONFIG_ERROR || st == ST_EXEC_ERROR))
+		fprintf(stderr, "sbx: %s\n", c->res.message);
 }
 
 /* Passthrough mode: the compiler's messages go where a compiler's would. */
@@ -292,7 +305,12 @@ static void adopt_compile_failure(struct run_ctx *c)
 	const struct result *cr = c->compile_res;
 	struct result *r = &c->res;
 
-	r->status = cr->status;
+	/* compile-error tells a program that did not build from one that ran
+	 * and failed; sbx's own failures and an interrupt keep their status */
+	r->status = cr->status == ST_SETUP_ERROR || cr->status == ST_CONFIG_ERROR ||
+				    cr->status == ST_ABORTED
+			    ? cr->status
+			    : ST_COMPILE_ERROR;
 	r->exit_code = cr->exit_code;
 	r->has_exit_code = cr->has_exit_code;
 	r->term_signal = cr->term_signal;
@@ -447,6 +465,7 @@ static int finish(struct run_ctx *c)
 
 	collect_files(c);
 	workspace_close(&c->ws);
+	say_own_error(c);
 	emit_record(c);
 	status = c->res.exit_status;
 	free_stages(c);

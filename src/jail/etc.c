@@ -2,8 +2,9 @@
  * etc.c - a synthesized /etc for policies that do not mount one.
  *
  * Just enough for `id`, getpwuid(), name resolution of localhost and the
- * dynamic loader: passwd, group, hosts, nsswitch.conf and a copy of the
- * host's ld.so.cache.  Written into the new root's tmpfs before it is made
+ * dynamic loader (passwd, group, hosts, nsswitch.conf written here, the
+ * host's ld.so.cache copied), plus a reviewed list of public host files
+ * that common runtimes read (host_files below).  Written into the new root's tmpfs before it is made
  * read-only, so the program cannot change them (and the next run starts
  * from scratch anyway).
  */
@@ -102,33 +103,74 @@ static int write_hosts(const struct jail_plan *plan, int etc_fd,
 	return write_text(etc_fd, "hosts", text, err);
 }
 
-/* The loader's cache makes library lookup fast; copied, not bound, to
- * save two mount calls; it is read-only with the rest of /etc. */
-static int copy_ld_cache(int etc_fd, struct sbx_err *err)
-{
-	struct stat st;
-	int in = open("/etc/ld.so.cache", O_RDONLY | O_CLOEXEC);
-	int out, e = 0;
+/*
+ * Host files copied in, reviewed one by one: each is public (a package's
+ * or the installer's, world-readable, no account, key or secret in it)
+ * and read by common runtimes, which fail or complain without it.
+ */
+static const struct { const char *name; off_t max; } host_files[] = {
+	/* the loader's cache: library lookup without scanning every dir */
+	{ "ld.so.cache", 16 << 20 },
+	/* distribution name and version: platform, pip, Node's os.version */
+	{ "os-release", 64 << 10 },
+	/* the host's time zone for libc, Python and Node (tz data in /usr) */
+	{ "localtime", 1 << 20 },
+	{ "timezone", 4 << 10 },
+	/* Debian's matplotlib reads its defaults here and fails without them */
+	{ "matplotlibrc", 1 << 20 },
+	/* file type by extension: Python's mimetypes, Perl, file servers */
+	{ "mime.types", 1 << 20 },
+	/* netbase's protocol and port names: getprotobyname, getservbyname */
+	{ "protocols", 1 << 20 },
+	{ "services", 1 << 20 },
+};
 
+static int copy_fail(int in, int out, int e, const char *name, struct sbx_err *err)
+{
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	if (!e)
+		return 0;
+	return err_set(err, ERR_SETUP, e, "copying /etc/%s: %s", name, strerror(e));
+}
+
+/*
+ * /etc/NAME of the host into ETC_FD, when it is a world-readable regular
+ * file of at most MAX bytes; skipped silently otherwise (a host without
+ * it, or one where it is not public).  Copied, not bound, to save mount
+ * calls; read-only with the rest of /etc.
+ */
+static int copy_host_file(int etc_fd, const char *name, off_t max, struct sbx_err *err)
+{
+	char path[64];
+	struct stat st;
+	int in, out, e = 0;
+
+	snprintf(path, sizeof(path), "/etc/%s", name);
+	/* O_NONBLOCK: a FIFO planted there must not hang the setup */
+	in = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (in < 0)
 		return 0;
-	out = openat(etc_fd, "ld.so.cache", O_WRONLY | O_CREAT | O_EXCL |
-						   O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (out < 0 || fstat(in, &st) < 0)
-		e = errno;
+	/* only what any local user may read: run by root, sbx must not carry
+	 * a file the admin protected (a link to shadow) into the jail */
+	if (fstat(in, &st) < 0 || !S_ISREG(st.st_mode) || !(st.st_mode & S_IROTH) ||
+	    st.st_size > max)
+		return copy_fail(in, -1, 0, name, err);
+	out = openat(etc_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	/* EEXIST: a file the policy mounted there wins */
+	if (out < 0)
+		return copy_fail(in, -1, errno == EEXIST ? 0 : errno, name, err);
 	for (off_t off = 0; !e && off < st.st_size;) {
 		ssize_t n = sendfile(out, in, &off, st.st_size - off);
 
 		if (n <= 0)
-			e = n < 0 ? errno : EIO;
+			e = n < 0 ? errno : 0; /* shrunk while copied: keep what came */
+		if (n == 0)
+			break;
 	}
-	close(in);
-	if (out >= 0)
-		close(out);
-	if (e)
-		return err_set(err, ERR_SETUP, e, "copying /etc/ld.so.cache: %s",
-			       strerror(e));
-	return 0;
+	return copy_fail(in, out, e, name, err);
 }
 
 int etc_synthesize(const struct jail_plan *plan, int etc_fd, struct sbx_err *err)
@@ -139,5 +181,8 @@ int etc_synthesize(const struct jail_plan *plan, int etc_fd, struct sbx_err *err
 		       "passwd: files\ngroup: files\nshadow: files\n"
 		       "hosts: files\nnetworks: files\n", err) < 0)
 		return -1;
-	return copy_ld_cache(etc_fd, err);
+	for (size_t i = 0; i < sizeof(host_files) / sizeof(host_files[0]); i++)
+		if (copy_host_file(etc_fd, host_files[i].name, host_files[i].max, err) < 0)
+			return -1;
+	return 0;
 }

@@ -135,7 +135,8 @@ int net_loopback_up(struct sbx_err *err);
 int net_limit_dgram_queue(struct sbx_err *err);
 
 /* rlimit.c: apply the policy's limits (strictest of policy and inherited);
- * RLIMIT_AS separately, as the last step before seccomp. */
+ * RLIMIT_DATA (the memory backstop) separately, as the last step before
+ * seccomp. */
 int rlimit_apply(const struct policy *p, bool cgroup, struct sbx_err *err);
 int rlimit_apply_memory(const struct policy *p, bool cgroup, struct sbx_err *err);
 

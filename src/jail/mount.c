@@ -71,6 +71,13 @@ int mount_fail(struct sbx_err *err, int e, const struct mount_entry *m, const ch
 			       "others, or run sbx as the files' owner)",
 			       m->dst, type_name(m->type), m->src, step, strerror(e),
 			       SBX_NOBODY_ID);
+	/* a flag has no optional: the hint names what the user can change */
+	if (m->src && e == ENOENT && m->type == MNT_BIND && m->at.option)
+		return err_set(err, ERR_SETUP, e,
+			       "mount %s (%s from %s, given by %s): %s: %s (fix the path "
+			       "given to %s)",
+			       m->dst, type_name(m->type), m->src, m->at.option, step,
+			       strerror(e), m->at.option);
 	if (m->src && e == ENOENT && m->type == MNT_BIND)
 		return err_set(err, ERR_SETUP, e,
 			       "mount %s (%s from %s): %s: %s (fix the path, or mark the "

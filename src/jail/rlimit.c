@@ -19,6 +19,8 @@
 #include "policy/policy.h"
 
 #define MIB (1024ull * 1024ull)
+/* RLIMIT_DATA per process, in multiples of memory_mb (see below). */
+#define RLIMIT_DATA_FACTOR 2
 
 /* Three POSIX queues of the default size (10 x 8 KiB) fit; SysV is off. */
 #define JAIL_RLIMIT_MSGQUEUE (256 * 1024)
@@ -92,7 +94,7 @@ static int set_cpu(const struct policy *p, struct sbx_err *err)
  * MSGQUEUE and SIGPENDING are counted per user and charged to the caller's
  * own uid too (ucounts are hierarchical): unbounded, the jail could use up
  * the caller's quota on the host.  MSGQUEUE and MEMLOCK also hold memory
- * RLIMIT_AS does not see (queued messages; pinned, unswappable pages).
+ * the meter does not see (queued messages; pinned, unswappable pages).
  * NICE and RTPRIO 0: a root caller's generous limits must not let the
  * program raise its priority or take a realtime policy (target.c drops
  * an inherited raised one).
@@ -113,15 +115,26 @@ static int set_kernel_quotas(struct sbx_err *err)
 	return 0;
 }
 
-/* Last before seccomp and exec: past this point nothing may map memory
- * (a sanitizer runtime's reservations alone exceed any sane limit). */
+/*
+ * memory_mb is the memory the whole tree holds, metered by the supervisor
+ * (supervise/deadlines.c).  RLIMIT_AS is not used: it counts reservations
+ * (glibc's 64 MiB arena per thread, V8's code range and cage) that hold no
+ * memory, so 16 Python threads or one Node worker failed far below the
+ * limit.  RLIMIT_DATA counts private writable mappings only (not PROT_NONE
+ * reservations, not file text): a per-process backstop set at
+ * RLIMIT_DATA_FACTOR x memory_mb, so that a program growing past memory_mb
+ * meets the meter (memory-limit in the record) before its allocations fail,
+ * while one process still cannot touch unbounded memory between samples.
+ * Last before seccomp and exec: past this point nothing may map memory.
+ */
 int rlimit_apply_memory(const struct policy *p, bool cgroup, struct sbx_err *err)
 {
-	/* the cgroup's memory.max counts what the tree holds; RLIMIT_AS would
-	 * refuse a mapping before the kernel's OOM evidence could exist */
-	rlim_t v = cgroup ? RLIM_INFINITY : policy_value(p, LIM_MEMORY_MB, MIB);
+	/* with a cgroup, memory.max counts what the tree holds, and a backstop
+	 * would refuse a mapping before the kernel's OOM evidence could exist */
+	rlim_t v = cgroup ? RLIM_INFINITY
+			  : policy_value(p, LIM_MEMORY_MB, MIB * RLIMIT_DATA_FACTOR);
 
-	return set_limit(RLIMIT_AS, "RLIMIT_AS", v, v, err);
+	return set_limit(RLIMIT_DATA, "RLIMIT_DATA", v, v, err);
 }
 
 int rlimit_apply(const struct policy *p, bool cgroup, struct sbx_err *err)

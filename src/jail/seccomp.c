@@ -26,6 +26,7 @@
  * tests/unit/test_seccomp.c runs the program through a BPF interpreter.
  */
 #include "jail/seccomp.h"
+#include "jail/seccomp_names.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -45,7 +46,6 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
-#define SC_NR_MAX 1024
 /* fchmodat2 (Linux 6.6) is missing from older headers. */
 #define SC_NR_FCHMODAT2 452
 /* pipe2's flag for a watch-queue pipe (linux/watch_queue.h clashes with
@@ -138,14 +138,16 @@ const struct sc_group sc_groups[] = {
 	{ "@default", default_syscalls,
 	  "what ordinary programs, interpreters and compilers need" },
 	/* Not in @default (ENOSYS, so libraries fall back): memory held in
-	 * System V segments, queues and semaphores, or in memfds, is not
-	 * charged to RLIMIT_AS, and an unprivileged jail cannot lower its ipc
-	 * namespace's limits (shmall ~16 EiB): a 512M run held 1 GiB of shm. */
+	 * System V segments, queues and semaphores, or in memfds, is not seen
+	 * by the memory meter (no file, no process owns it), and an
+	 * unprivileged jail cannot lower its ipc namespace's limits (shmall
+	 * ~16 EiB): a 512M run held 1 GiB of shm.  POSIX shm and semaphores
+	 * are files in /dev/shm, a tmpfs the meter counts. */
 	{ "@shared-memory",
 	  LIST("shmget", "shmat", "shmctl", "shmdt", "semget", "semop", "semctl",
 	       "semtimedop", "msgget", "msgsnd", "msgrcv", "msgctl",
 	       "memfd_create", "memfd_secret"),
-	  "memory outside RLIMIT_AS: allow only where cgroups bound it" },
+	  "memory the memory meter cannot see: allow only where cgroups bound it" },
 	{ "@mount",
 	  LIST("mount", "umount2", "pivot_root", "chroot", "fsopen", "fsmount",
 	       "fsconfig", "fspick", "move_mount", "open_tree", "mount_setattr"),
@@ -193,58 +195,6 @@ const struct sc_group *sc_group_find(const char *name)
 		if (strcmp(sc_groups[i].name, name) == 0)
 			return &sc_groups[i];
 	return NULL;
-}
-
-static const char *origin_text(const struct origin *at, char *buf, size_t len)
-{
-	if (at && at->file && at->line)
-		snprintf(buf, len, "%s:%d:%d: ", at->file, at->line, at->col);
-	else if (at && at->option)
-		snprintf(buf, len, "%s: ", at->option);
-	else
-		buf[0] = '\0';
-	return buf;
-}
-
-/* Mark NAME's number in SET; names of other architectures are ignored. */
-static int mark_syscall(bool *set, const char *name)
-{
-	int nr = seccomp_syscall_resolve_name(name);
-
-	if (nr == __NR_SCMP_ERROR)
-		return -1;
-	if (nr >= 0 && nr < SC_NR_MAX)
-		set[nr] = true;
-	return 0;
-}
-
-/* Expand the names and @groups of LIST into SET. */
-static int expand(const struct strlist *list, bool *set, const char *what,
-		  struct sbx_err *err)
-{
-	char where[300];
-
-	for (size_t i = 0; i < list->n; i++) {
-		const char *name = list->v[i];
-		const struct sc_group *g = name[0] == '@' ? sc_group_find(name) : NULL;
-		int bad = 0;
-
-		if (g) {
-			for (const char *const *s = g->syscalls; *s; s++)
-				bad |= mark_syscall(set, *s);
-		} else if (name[0] != '@') {
-			bad = mark_syscall(set, name);
-		}
-		if (bad || (name[0] == '@' && !g))
-			return err_set(err, ERR_CONFIG, 0,
-				       "%sseccomp %s: unknown %s '%s' (see "
-				       "'man sbx.policy' for the @groups)",
-				       origin_text(list->at ? &list->at[i] : NULL,
-						   where, sizeof(where)),
-				       what, name[0] == '@' ? "group" : "syscall",
-				       name);
-	}
-	return 0;
 }
 
 static uint32_t ret_of(enum sc_action a, int errno_value)
@@ -522,8 +472,9 @@ int sc_filter_build(const struct seccomp_spec *spec, struct sock_fprog *out,
 	struct gen *g;
 	size_t nruns;
 
-	if (expand(&spec->allow, allow, "allow", err) < 0 ||
-	    expand(&spec->deny, deny, "deny", err) < 0)
+	if (sc_expand(&spec->allow, allow, "allow", err) < 0 ||
+	    sc_expand(&spec->deny, deny, "deny", err) < 0 || sc_spec_rules(spec, err) < 0 ||
+	    sc_lift_cmdline_allows(spec, deny, err) < 0)
 		return -1;
 	g = malloc(sizeof(*g));
 	if (!g)

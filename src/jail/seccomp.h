@@ -29,6 +29,13 @@ extern const size_t sc_groups_count;
 const struct sc_group *sc_group_find(const char *name);
 
 /*
+ * Everything sc_filter_build refuses, without building: unknown names (with
+ * a suggestion), a block that allows nothing, a command-line allow of what
+ * stays denied whatever the options.  For `sbx check` and `sbx explain`.
+ */
+int sc_spec_check(const struct seccomp_spec *spec, struct sbx_err *err);
+
+/*
  * Compile SPEC into OUT (a malloc'ed BPF program; free with sc_filter_free).
  * Unknown syscall or group names are ERR_CONFIG naming the entry.
  */

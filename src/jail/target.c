@@ -3,7 +3,7 @@
  *
  * In this order: new session, default signals, umask, persona and
  * priority, stdio, close every other fd, rlimits, chdir, drop
- * capabilities, no_new_privs, RLIMIT_AS, seccomp, execve.
+ * capabilities, no_new_privs, RLIMIT_DATA, seccomp, execve.
  * Any failure is written to the report pipe (CLOEXEC, so a successful exec
  * closes it and the init reads EOF) and nothing runs: fail closed.
  * After the seccomp filter is loaded nothing allocates.

@@ -76,8 +76,13 @@ static int mount_check(const struct mount_fields *mf, const struct ppos *at,
 	/* the root is always a fresh tmpfs; a mount on it would expose or hide everything */
 	if (strcmp(m->dst, "/") == 0)
 		return perr(err, &mf->f[0]->value.at, "'mount.dst' must not be \"/\" (the root is always a fresh tmpfs)");
-	if (m->size_mb && m->type != MNT_TMPFS && m->type != MNT_DEV)
-		return perr(err, &mf->f[4]->at, "'size_mb' is only for TMPFS and DEV mounts");
+	/* DEV's size_mb promised a /dev/shm it never made: refused, not ignored */
+	if (m->size_mb && m->type == MNT_DEV)
+		return perr(err, &mf->f[4]->at, "'size_mb' is only for TMPFS mounts: /dev/shm "
+			    "is a mount of its own (mount { dst: \"%s/shm\" type: TMPFS "
+			    "size_mb: N rw: true })", m->dst);
+	if (m->size_mb && m->type != MNT_TMPFS)
+		return perr(err, &mf->f[4]->at, "'size_mb' is only for TMPFS mounts");
 	return mount_check_src(mf, at, err);
 }
 

@@ -44,6 +44,7 @@ static const char *const status_names[] = {
 	[ST_CONFIG_ERROR] = "config-error",
 	[ST_SETUP_ERROR] = "setup-error",
 	[ST_ABORTED] = "aborted",
+	[ST_COMPILE_ERROR] = "compile-error",
 };
 
 /* Short keys of limits.enforced_by (kill_grace_ms is no limit: absent). */
@@ -64,10 +65,10 @@ static const char *const enforcement_names[] = {
 	[ENF_CGROUP] = "cgroup",
 	[ENF_SUPERVISOR] = "supervisor",
 	[ENF_TMPFS] = "tmpfs",
-	[ENF_RLIMIT_AS] = "rlimit-as",
+	[ENF_RLIMIT_DATA] = "rlimit-data",
 	[ENF_RLIMIT_NPROC] = "rlimit-nproc",
 	[ENF_RLIMIT_SUPERVISOR] = "rlimit+supervisor",
-	[ENF_RLIMIT_AS_SUPERVISOR] = "rlimit-as+supervisor",
+	[ENF_RLIMIT_DATA_SUPERVISOR] = "rlimit-data+supervisor",
 };
 
 const char *run_status_name(enum run_status s)
@@ -235,12 +236,14 @@ static const char *network_name(enum net_mode n)
 	return n == NET_HOST ? "host" : n == NET_LOOPBACK ? "loopback" : "none";
 }
 
-static cJSON *namespaces_json(const struct policy *p)
+/* The namespaces the jail was built in: none when nothing was set up. */
+static cJSON *namespaces_json(const struct result *r, const struct policy *p)
 {
 	static const char *const all[] = { "user", "mount", "pid", "net", "ipc", "uts", "cgroup" };
 	cJSON *arr = cJSON_CreateArray();
+	size_t n = r->status == ST_CONFIG_ERROR ? 0 : sizeof(all) / sizeof(all[0]);
 
-	for (size_t i = 0; arr && i < sizeof(all) / sizeof(all[0]); i++) {
+	for (size_t i = 0; arr && i < n; i++) {
 		if (p->network == NET_HOST && strcmp(all[i], "net") == 0)
 			continue; /* --net host shares the host's network namespace */
 		cJSON *s = cJSON_CreateString(all[i]);
@@ -261,10 +264,12 @@ static cJSON *isolation_json(const struct result *r)
 	if (!p)
 		return cJSON_CreateNull();
 	o = cJSON_CreateObject();
-	if (!o || !record_add(o, "namespaces", namespaces_json(p)) ||
+	/* the filter is loaded last before exec: only a run whose program
+	 * started (wall_ms measured) had one; a config-error built nothing */
+	if (!o || !record_add(o, "namespaces", namespaces_json(r, p)) ||
 	    !cJSON_AddNumberToObject(o, "uid", p->uid) ||
 	    !cJSON_AddNumberToObject(o, "gid", p->gid) ||
-	    !cJSON_AddTrueToObject(o, "seccomp") ||
+	    !cJSON_AddBoolToObject(o, "seccomp", r->wall_ms >= 0) ||
 	    !cJSON_AddBoolToObject(o, "cgroup", r->cgroup) ||
 	    !cJSON_AddStringToObject(o, "network", network_name(p->network)) ||
 	    !record_add(o, "hostname", p->hostname ? cJSON_CreateString(p->hostname)

@@ -21,6 +21,7 @@ enum run_status {
 	ST_OK, ST_NONZERO_EXIT, ST_SIGNALED, ST_TIMEOUT, ST_CPU_LIMIT,
 	ST_MEMORY_LIMIT, ST_OUTPUT_LIMIT, ST_SECCOMP, ST_EXEC_ERROR,
 	ST_CONFIG_ERROR, ST_SETUP_ERROR, ST_ABORTED,
+	ST_COMPILE_ERROR, /* compiled languages: the compile stage failed */
 };
 
 const char *run_status_name(enum run_status s); /* "nonzero-exit" ... */
@@ -30,10 +31,10 @@ void result_signal_name(int sig, char *buf, size_t size);
 
 /* How a limit was enforced, for limits.enforced_by. */
 enum enforcement { ENF_NONE, ENF_RLIMIT, ENF_CGROUP, ENF_SUPERVISOR, ENF_TMPFS,
-	ENF_RLIMIT_AS,         /* "rlimit-as": per-process address space */
+	ENF_RLIMIT_DATA,       /* "rlimit-data": per-process private writable memory */
 	ENF_RLIMIT_NPROC,      /* "rlimit-nproc": per-uid process count */
 	ENF_RLIMIT_SUPERVISOR, /* "rlimit+supervisor": RLIMIT_CPU + tree meter */
-	ENF_RLIMIT_AS_SUPERVISOR, /* "rlimit-as+supervisor": RLIMIT_AS + tree memory meter */
+	ENF_RLIMIT_DATA_SUPERVISOR, /* "rlimit-data+supervisor": tree memory meter + RLIMIT_DATA backstop */
 };
 
 struct captured {            /* capture mode only */

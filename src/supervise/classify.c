@@ -69,8 +69,11 @@ static void fill_measurements(struct sup *s)
 		return;
 	/* the tree's figures, the ones the CPU limit was judged by */
 	tree_cpu(s, &r->cpu_user_ms, &r->cpu_sys_ms);
+	/* the init's rusage covers only what it reaped; the meter saw the rest */
 	r->max_rss_kib = s->init_ru.ru_maxrss;
 	r->memory_peak_kib = s->cg.active ? s->cg.peak_kib : -1;
+	if (cputree_max_rss_kib(&s->cpu) > r->max_rss_kib)
+		r->max_rss_kib = cputree_max_rss_kib(&s->cpu);
 }
 
 static int append_marker(struct captured *c, uint64_t limit)
@@ -126,7 +129,7 @@ static enum enforcement enforcement_of(const struct sup *s, enum limit_id id)
 		if (s->res->cgroup)
 			return ENF_CGROUP; /* memory.max */
 		/* the tree meter needs the jail's own /proc */
-		return s->cpu.proc_fd >= 0 ? ENF_RLIMIT_AS_SUPERVISOR : ENF_RLIMIT_AS;
+		return s->cpu.proc_fd >= 0 ? ENF_RLIMIT_DATA_SUPERVISOR : ENF_RLIMIT_DATA;
 	case LIM_PROCESSES:
 		return s->res->cgroup ? ENF_CGROUP : ENF_RLIMIT_NPROC; /* pids.max */
 	case LIM_FILE_SIZE_MB:

@@ -346,6 +346,8 @@ int64_t cputree_sample_ms(struct cputree *t)
 	if (rc == 0 && t->proc_fd < 0)
 		keep_tree(t);
 	for (size_t i = 0; rc == 0 && i < t->n; i++) {
+		if (t->procs[i].rss_pages > t->max_rss_pages)
+			t->max_rss_pages = t->procs[i].rss_pages;
 		if (t->procs[i].pid == init_pid) {
 			saw_init = true;
 			init = i;

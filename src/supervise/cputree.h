@@ -48,6 +48,7 @@ struct cputree {
 	int64_t total[2];       /* ns charged so far, user and system */
 	bool sampled;           /* total holds at least one sample */
 	size_t churn;           /* births + deaths seen by the last sample */
+	int64_t max_rss_pages;  /* the largest RSS of one process in any sample */
 };
 
 void cputree_init(struct cputree *t, pid_t init_pid);
@@ -83,6 +84,11 @@ void cputree_final_ms(const struct cputree *t, const struct rusage *ru, double *
  * there is no jail /proc to read.
  */
 int64_t cputree_memory_kib(struct cputree *t, int64_t limit_kib);
+
+/* The largest resident set of one process the samples saw, in KiB (0
+ * before a sample): the processes the kernel kills with the init are never
+ * reaped by it, so its rusage cannot say what they held. */
+int64_t cputree_max_rss_kib(const struct cputree *t);
 
 /* Parse one /proc/PID/stat text into P (pid excepted). */
 int cputree_parse_stat(const char *text, struct cpu_proc *p);

@@ -97,6 +97,13 @@ static int64_t pss_kib(int dirfd, pid_t pid, pid_t tid)
 	return kib;
 }
 
+int64_t cputree_max_rss_kib(const struct cputree *t)
+{
+	int64_t page_kib = sysconf(_SC_PAGESIZE) / 1024;
+
+	return t->max_rss_pages * (page_kib > 0 ? page_kib : 4);
+}
+
 int64_t cputree_memory_kib(struct cputree *t, int64_t limit_kib)
 {
 	int64_t page_kib = sysconf(_SC_PAGESIZE) / 1024, files = tmpfs_kib(t) + socket_kib(t);

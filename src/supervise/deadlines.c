@@ -22,7 +22,7 @@ void sup_give_up_output(struct sup *s)
 }
 
 /*
- * RLIMIT_AS bounds each process, not the tree: 64 children of 500 MiB
+ * RLIMIT_DATA bounds each process, not the tree: 64 children of 500 MiB
  * each would take 32 GiB.  The jail's processes together must stay within
  * memory_mb; past it the jail is killed at once (requirements item 16).
  */
@@ -35,6 +35,7 @@ static void check_memory(struct sup *s)
 		return;
 	limit_kib = (int64_t)mb * 1024;
 	kib = cputree_memory_kib(&s->cpu, limit_kib);
+	s->memory_near_limit = kib > limit_kib / 2;
 	if (kib > limit_kib) {
 		s->memory_exceeded = true;
 		s->memory_seen_kib = kib;
@@ -62,6 +63,11 @@ static void next_sample(struct sup *s, int64_t now, int64_t cost_ns)
 		s->t_churn = now;
 	/* a child that dies after the last sample takes its tail with it */
 	next = now - s->t_churn < SAMPLE_FAST_FOR_NS ? SAMPLE_MIN_NS : SAMPLE_MAX_NS;
+	/* near memory_mb, fast too: a process growing past it must meet the
+	 * meter (memory-limit) before its RLIMIT_DATA backstop (an ENOMEM the
+	 * record could not attribute) */
+	if (s->memory_near_limit)
+		next = SAMPLE_MIN_NS;
 	if (next < cost_ns * SAMPLE_COST_SHARE)
 		next = cost_ns * SAMPLE_COST_SHARE;
 	s->sample_ns = next;

@@ -77,6 +77,7 @@ struct sup {
 	int abort_sig;
 	bool timed_out, cpu_exceeded, memory_exceeded, output_limited;
 	int64_t memory_seen_kib;    /* the meter's total when it fired */
+	bool memory_near_limit;     /* the last total was over half of memory_mb */
 	bool term_sent, init_killed, init_reaped;
 	int64_t cpu_sampled_ms;     /* last whole-tree sample (0 = none) */
 	int64_t sample_ns;          /* the meter's current interval */

@@ -451,7 +451,7 @@ Test(lifetime, sigkill_of_sbx_leaves_no_jail_process)
 	cr_assert_eq(count, 0, "%d jail processes survived sbx's death", count);
 }
 
-/* A single-process memory bomb is stopped by RLIMIT_AS (MemoryError): never
+/* A single-process memory bomb is stopped by RLIMIT_DATA (MemoryError): never
  * ok, and not reported as memory-limit, which needs the tree to have held
  * more than the limit (items 5, 14, 15). */
 Test(status, memory_bomb_is_never_ok_and_never_guessed_as_memory_limit)
@@ -475,7 +475,7 @@ Test(status, memory_bomb_is_never_ok_and_never_guessed_as_memory_limit)
 		  "status %s", st ? st : "(none)");
 	cr_assert(strstr(r.err, "MemoryError") != NULL, "stderr: %s", r.err);
 	cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(enf, "memory")),
-			 "rlimit-as+supervisor");
+			 "rlimit-data+supervisor");
 	sbx_result_free(&r);
 }
 

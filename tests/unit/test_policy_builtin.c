@@ -70,8 +70,13 @@ Test(policy_builtin, default_is_the_spec_sandbox)
 	cr_assert_str_eq(p.mounts[0].dst, "/tmp");
 	cr_assert_eq(p.mounts[0].size_mb, 20);
 	cr_assert(p.mounts[0].rw);
+	/* writable: /tmp and the sized /dev/shm (POSIX shm, issue 14) only */
 	for (size_t i = 1; i < p.nmounts; i++)
-		cr_assert(!p.mounts[i].rw, "%s must be read-only", p.mounts[i].dst);
+		cr_assert(!p.mounts[i].rw || !strcmp(p.mounts[i].dst, "/dev/shm"),
+			  "%s must be read-only", p.mounts[i].dst);
+	cr_assert_str_eq(p.mounts[p.nmounts - 1].dst, "/dev/shm");
+	cr_assert_eq(p.mounts[p.nmounts - 1].type, MNT_TMPFS);
+	cr_assert_eq(p.mounts[p.nmounts - 1].size_mb, 64);
 	for (size_t i = 0; i < p.nmounts; i++)
 		cr_assert(strcmp(p.mounts[i].dst, "/etc"), "/etc is synthesized by the jail");
 	cr_assert_eq(p.seccomp.default_action, SC_ERRNO);

@@ -178,7 +178,7 @@ Test(policy_schema, mount_entries)
 	load_ok("mount { dst: \"/t\" type: TMPFS size_mb: 5 rw: true noexec: true }\n"
 		"mount { dst: \"/u\" type: BIND src: \"/usr\" optional: true }\n"
 		"mount { dst: \"/l\" type: SYMLINK src: \"usr/lib\" }\n"
-		"mount { dst: \"/p\" type: PROC }\nmount { dst: \"/d\" type: DEV size_mb: 1 }\n", &p);
+		"mount { dst: \"/p\" type: PROC }\nmount { dst: \"/d\" type: DEV }\n", &p);
 	cr_assert_eq(p.nmounts, 5);
 	cr_assert_eq(p.mounts[0].type, MNT_TMPFS);
 	cr_assert(p.mounts[0].rw && p.mounts[0].noexec);
@@ -199,7 +199,10 @@ Test(policy_schema, mount_errors)
 		   "'mount.src' must be an absolute path");
 	load_fails("mount { dst: \"/a\" type: SYMLINK src: \"\" }", "x.policy:1:1: ", "SYMLINK needs a non-empty 'src'");
 	load_fails("mount { dst: \"/a\" type: TMPFS src: \"/x\" }", "x.policy:1:36: ", "'src' is not used by TMPFS");
-	load_fails("mount { dst: \"/a\" type: PROC size_mb: 1 }", "x.policy:1:30: ", "only for TMPFS and DEV");
+	load_fails("mount { dst: \"/a\" type: PROC size_mb: 1 }", "x.policy:1:30: ", "only for TMPFS mounts");
+	/* DEV's size_mb promised a shm tmpfs that was never mounted (issue 14) */
+	load_fails("mount { dst: \"/dev\" type: DEV size_mb: 8 }", "x.policy:1:31: ",
+		   "mount { dst: \"/dev/shm\" type: TMPFS");
 	load_fails("mount { dst: \"/a\" type: TMPFS size_mb: 0 }", "x.policy:1:40: ", "between 1 and");
 	load_fails("mount { dst: \"/a\" type: OVERLAY }", "x.policy:1:25: ", "one of BIND, TMPFS, PROC, DEV or SYMLINK");
 	load_fails("mount: \"/a\"", "x.policy:1:8: ", "'mount' entries are messages");

@@ -71,6 +71,7 @@ Test(result, status_names_match_the_spec, .init = setup_policy)
 	cr_assert_str_eq(run_status_name(ST_CPU_LIMIT), "cpu-limit");
 	cr_assert_str_eq(run_status_name(ST_OUTPUT_LIMIT), "output-limit");
 	cr_assert_str_eq(run_status_name(ST_ABORTED), "aborted");
+	cr_assert_str_eq(run_status_name(ST_COMPILE_ERROR), "compile-error");
 }
 
 /* A measurement sbx could not take is null, never 0 (requirements item 90). */
