@@ -12,13 +12,6 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-static const char *src_dir(void)
-{
-	const char *s = getenv("SBX_SRC");
-
-	return s ? s : ".";
-}
-
 /* Each tests/policy-check/NAME.policy loads but must fail `sbx check`,
  * where its line 1 says: "# expect: LINE:COL: fragment" (0:0: no place). */
 static void check_refuses(const char *dir, const char *name)
