@@ -469,7 +469,7 @@ Test(cgroup_fallback, without_a_cgroup_the_record_says_rlimits_and_the_meter)
 		cr_skip_test("SKIP: sbx found a cgroup here (root on pure cgroup v2)");
 	cr_assert_str_eq(status_of(&r), "ok", PROBE_REPORT(&r));
 	cr_assert(rec_is_null(&r, "memory_peak_kib"), PROBE_REPORT(&r));
-	cr_assert_str_eq(enforced(&r, "memory"), "rlimit-as+supervisor", PROBE_REPORT(&r));
+	cr_assert_str_eq(enforced(&r, "memory"), "rlimit-data+supervisor", PROBE_REPORT(&r));
 	cr_assert_str_eq(enforced(&r, "processes"), "rlimit-nproc", PROBE_REPORT(&r));
 	sbx_result_free(&r);
 }

@@ -427,8 +427,26 @@ static int parent_of(int pid)
 	return ppid;
 }
 
-/* Whether a grandchild of ANCESTOR (the jail's init, a child of sbx) has an
- * fd among 0-2 that resolves to DIR: 1 yes, 0 no, -1 not found / unreadable. */
+/* Whether PID has started a child (the jail's init, once the program runs). */
+static bool has_child(int pid)
+{
+	char path[64], buf[32];
+	FILE *f;
+	bool yes;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", pid, pid);
+	f = fopen(path, "re");
+	yes = f && fgets(buf, sizeof(buf), f) && buf[0] >= '0' && buf[0] <= '9';
+	if (f)
+		fclose(f);
+	return yes;
+}
+
+/* Whether a grandchild of ANCESTOR (the jail's init, a child of sbx) that
+ * already runs the program has an fd among 0-2 that resolves to DIR: 1 yes,
+ * 0 no, -1 not found / unreadable.  Before the program starts, the init is
+ * still setting up and may hold them: only the running jail matters (the
+ * test failed under load by looking too early). */
 static int init_holds(pid_t ancestor, const char *dir)
 {
 	DIR *d = opendir("/proc");
@@ -438,7 +456,7 @@ static int init_holds(pid_t ancestor, const char *dir)
 	while (d && found < 0 && (e = readdir(d))) {
 		int pid = atoi(e->d_name), ppid = pid > 0 ? parent_of(pid) : -1;
 
-		if (ppid <= 0 || parent_of(ppid) != ancestor)
+		if (ppid <= 0 || parent_of(ppid) != ancestor || !has_child(pid))
 			continue;
 		for (int fd = 0; fd <= 2 && found != 1; fd++) {
 			char path[64], link[4096];
