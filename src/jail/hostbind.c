@@ -16,8 +16,8 @@
  * and what it creates is written to disk as that owner's: root's checkout
  * stays root's.  A filesystem or kernel that cannot (tmpfs before 6.3,
  * ramfs, proc, NFS) gets today's plain bind and one warning naming the
- * directory.  The disposable workspace is sbx's own directory, chowned to
- * the jail's host uid: a plain clone.  Policy-file binds (/usr, /bin)
+ * directory.  The disposable workspace is a tmpfs of the jail's own
+ * (workspace/), nothing of the host's.  Policy-file binds (/usr, /bin)
  * stay as they are: the jail user must not own the host's system files.
  */
 #include "jail/internal.h"
@@ -217,10 +217,9 @@ int hostbind_prepare(struct jail_plan *plan, int procfd, struct sbx_err *err)
 		plan->host_trees[i] = -1;
 	for (size_t i = 0; rc == 0 && i < p->nmounts; i++)
 		rc = bind_tree(&hb, &p->mounts[i], &plan->host_trees[i], err);
-	if (rc == 0 && s->workspace_fd >= 0) {
-		plan->ws_tree = make_tree(&hb, s->workspace_fd, "--workdir", s->workspace_host,
-					  MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
-					  s->workspace_idmap, err);
+	if (rc == 0 && s->workspace_host && s->workdir_fd >= 0) {
+		plan->ws_tree = make_tree(&hb, s->workdir_fd, "--workdir", s->workspace_host,
+					  MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, true, err);
 		rc = plan->ws_tree < 0 ? -1 : 0;
 	}
 	for (size_t i = 0; i < hb.nns; i++)
