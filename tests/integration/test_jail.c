@@ -356,6 +356,15 @@ Test(jail, etc_names_65534_nobody_for_any_policy_uid)
 	sbx_result_free(&r);
 }
 
+/* DIR/locked/sub, both 0700: the caller's LOCKED and SRC (malloc'd). */
+static void make_locked_source(const char *dir, char **locked, char **src)
+{
+	*locked = xasprintf("%s/locked", dir);
+	*src = xasprintf("%s/sub", *locked);
+	cr_assert_eq(mkdir(*locked, 0700), 0);
+	cr_assert_eq(mkdir(*src, 0700), 0);
+}
+
 /* A policy-file bind the jail cannot reach: the message says which host uid
  * the jail has and how to fix it.  Root only: an unprivileged caller's jail
  * maps the caller, so its own files stay reachable (the init's
@@ -371,11 +380,8 @@ Test(jail, unreachable_bind_source_names_the_jail_host_uid)
 		cr_skip_test("SKIP: needs root (the jail's host uid is then not the "
 			     "files' owner)");
 	dir = make_temp_dir();
-	locked = xasprintf("%s/locked", dir);
-	src = xasprintf("%s/sub", locked);
+	make_locked_source(dir, &locked, &src);
 	pol = xasprintf("%s/p.policy", dir);
-	cr_assert_eq(mkdir(locked, 0700), 0);
-	cr_assert_eq(mkdir(src, 0700), 0);
 	text = xasprintf("include: \"default\"\nmount { dst: \"/mnt/sub\" type: BIND src: \"%s\" }\n",
 			 src);
 	f = fopen(pol, "w");
@@ -411,11 +417,8 @@ Test(jail, root_bind_behind_a_root_only_directory_is_reachable)
 	if (geteuid() != 0)
 		cr_skip_test("SKIP: needs root (sbx opens the bind source as root)");
 	dir = make_temp_dir();
-	locked = xasprintf("%s/locked", dir);
-	src = xasprintf("%s/sub", locked);
+	make_locked_source(dir, &locked, &src);
 	bind = xasprintf("%s:/mnt/sub", src);
-	cr_assert_eq(mkdir(locked, 0700), 0);
-	cr_assert_eq(mkdir(src, 0700), 0);
 	cr_assert_eq(chmod(locked, 0), 0);
 	sbx_run(&r, NULL, SBX_ARGV("run", "--bind", bind, "--", "/bin/ls", "-d", "/mnt/sub"));
 	chmod(locked, 0700);
