@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#define FDS_KEEP_MAX 16
+#define FDS_KEEP_MAX 64
 
 /*
  * Close every fd not in KEEP (N entries, any order, negatives ignored, at

@@ -14,11 +14,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/argv.h"
 #include "cmd/commands.h"
 #include "cmd/help.h"
 #include "lang/installed.h"
+#include "jail/uidrange.h"
 #include "lang/lang.h"
 #include "policy/policy.h"
 #include "record/result.h"
@@ -73,7 +75,9 @@ static char *first_line(const char *text)
 static char *probe_version(const struct policy *p)
 {
 	struct policy probe = *p;
-	struct run_request req = { .policy = &probe, .capture = true };
+	struct run_request req = { .policy = &probe, .capture = true, .workspace_fd = -1,
+				     .workdir_fd = -1 };
+	struct uid_lease lease = { .fd = -1 };
 	struct result res;
 	struct sbx_err err = { 0 };
 	char **argv = NULL, *version = NULL;
@@ -88,12 +92,18 @@ static char *probe_version(const struct policy *p)
 	req.argv = argv;
 	req.envp = policy_env(p);
 	result_init(&res);
+	/* run by root, the probe is a jail like any other: a uid of its own */
+	if (geteuid() == 0 && uidrange_acquire(&lease, &err) == 0) {
+		req.host_uid = lease.uid;
+		req.host_gid = lease.gid;
+	}
 	if (req.envp && supervise_run(&req, &res, &err) == 0 && res.status == ST_OK) {
 		version = first_line(res.out.text);
 		if (!version)
 			version = first_line(res.err.text);
 	}
 	result_free(&res);
+	uidrange_release(&lease);
 	argv_free(argv);
 	argv_free(req.envp);
 	return version;

@@ -37,6 +37,7 @@
 #include "base/argv.h"
 #include "base/fds.h"
 #include "cmd/help.h"
+#include "jail/uidrange.h"
 #include "lang/lang.h"
 #include "lang/preset.h"
 #include "record/result.h"
@@ -50,6 +51,7 @@ struct run_ctx {
 	char **argv;
 	char **envp;
 	struct workspace ws;
+	struct uid_lease lease;  /* run by root: the jail's host uid, held to the end */
 	struct result res;
 
 	bool compiled;           /* --lang with a compile step */
@@ -106,6 +108,10 @@ static void request_workspace(struct run_ctx *c, struct run_request *req)
 {
 	req->workspace_host = c->ws.host_path;
 	req->workspace_fd = -1;
+	/* run by root: -w is bound from sbx's fd, idmapped to the run's uid */
+	req->workdir_fd = c->ws.disposable ? -1 : c->ws.dirfd;
+	req->host_uid = c->lease.uid;
+	req->host_gid = c->lease.gid;
 	if (!c->ws.disposable)
 		return;
 	req->workspace_tmpfs = true;
@@ -118,11 +124,33 @@ static void request_workspace(struct run_ctx *c, struct run_request *req)
 	}
 }
 
+/*
+ * The jail's host ids: run by root, one of the uid range's, locked for the
+ * whole run (both jails of a compiled language share the workspace and
+ * so the id); else the caller's own.
+ */
+static int take_host_ids(struct run_ctx *c, struct sbx_err *err)
+{
+	if (geteuid() != 0) {
+		c->res.host_uid = geteuid();
+		c->res.host_gid = getegid();
+		return 0;
+	}
+	if (uidrange_acquire(&c->lease, err) < 0)
+		return -1;
+	c->res.host_uid = c->lease.uid;
+	c->res.host_gid = c->lease.gid;
+	if (c->opts.verbose)
+		fprintf(stderr, "sbx: host uid/gid %u (from %s)\n", c->lease.uid,
+			UIDRANGE_LOCK_DIR);
+	return 0;
+}
+
 static int prepare_workspace(struct run_ctx *c, struct sbx_err *err)
 {
 	const struct cli_options *o = &c->opts;
 
-	if (workspace_open(&c->ws, o->workdir, err) < 0)
+	if (take_host_ids(c, err) < 0 || workspace_open(&c->ws, o->workdir, err) < 0)
 		return -1;
 	if (o->verbose)
 		fprintf(stderr, "sbx: workspace %s (%s)\n",
@@ -441,7 +469,8 @@ static void collect_files(struct run_ctx *c)
 	}
 	if (c->out_fd >= 0)
 		(void)art_copy_out(c->res.files, c->ws.dirfd, c->out_fd, c->opts.out_dir,
-				   art_out_budget(policy_limit(&c->policy, LIM_FILE_SIZE_MB)));
+				   art_out_budget(policy_limit(&c->policy, LIM_FILE_SIZE_MB)),
+				   geteuid() == 0 ? c->lease.uid : geteuid());
 }
 
 static void free_stages(struct run_ctx *c)
@@ -467,6 +496,7 @@ static int finish(struct run_ctx *c)
 	workspace_close(&c->ws);
 	say_own_error(c);
 	emit_record(c);
+	uidrange_release(&c->lease); /* every jail and the workspace are gone */
 	status = c->res.exit_status;
 	free_stages(c);
 	result_free(&c->res);
@@ -496,7 +526,8 @@ static void block_abort_signals(void)
 
 int cmd_run(int argc, char **argv)
 {
-	struct run_ctx c = { .ws = { .dirfd = -1, .mnt_fd = -1 }, .out_fd = -1, .result_fd = -1 };
+	struct run_ctx c = { .ws = { .dirfd = -1, .mnt_fd = -1 }, .lease = { .fd = -1 },
+			     .out_fd = -1, .result_fd = -1 };
 	struct sbx_err err = { 0 };
 	int rc;
 

@@ -80,17 +80,23 @@ static void neutral_stdio(const struct jail_plan *plan)
 		close(null);
 }
 
-/* The init keeps only what it needs: the supervisor's other fds go.
- * Fail closed: an old kernel without close_range must not keep them. */
+/* The init keeps only what it needs: the supervisor's other fds go (the
+ * trees hostbind.c made stay until they are mounted).  Fail closed: an
+ * old kernel without close_range must not keep them. */
 static void close_inherited(const struct jail_plan *plan)
 {
 	const struct jail_spec *s = plan->spec;
-	int keep[] = { 0, 1, 2, plan->ctl_fd, plan->sync_fd,
-		       s->stdin_fd, s->stdout_fd, s->stderr_fd,
-		       s->workspace_tmpfs ? s->workspace_fd : -1 };
+	int keep[FDS_KEEP_MAX] = { 0, 1, 2, plan->ctl_fd, plan->sync_fd,
+				   s->stdin_fd, s->stdout_fd, s->stderr_fd,
+				   s->workspace_tmpfs ? s->workspace_fd : -1, plan->ws_tree };
+	size_t nkeep = 10;
 	struct sbx_err err = { 0 };
 
-	if (fds_close_except(keep, sizeof(keep) / sizeof(keep[0])) < 0) {
+	_Static_assert(10 + JAIL_MAX_HOST_TREES <= FDS_KEEP_MAX, "the init keeps every tree");
+	for (size_t i = 0; plan->host_trees && i < plan->policy->nmounts; i++)
+		if (plan->host_trees[i] >= 0 && nkeep < FDS_KEEP_MAX)
+			keep[nkeep++] = plan->host_trees[i];
+	if (fds_close_except(keep, nkeep) < 0) {
 		err_set(&err, ERR_SETUP, errno, "closing the init's inherited fds "
 			"(no close_range, no /proc/self/fd): %s", strerror(errno));
 		setup_failed(plan, &err);

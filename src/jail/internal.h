@@ -32,6 +32,11 @@ struct jail_plan {
 	int ctl_fd;             /* the init's end of the control socket */
 	int sync_fd;            /* read end: one byte once the maps are written */
 	bool host_root;         /* sbx runs as root: drop groups in the init */
+	/* run by root (hostbind.c): detached trees the supervisor made of
+	 * the command-line binds (one per policy mount, -1 = none) and of the
+	 * workspace, inherited by the init through the clone */
+	int *host_trees;
+	int ws_tree;
 	struct vlog vlog;       /* -v, timed from jail_spawn */
 	/* sbx's argv and environ strings, [start, end) as /proc/self/stat
 	 * gives them: the init wipes its copy (init_drop_privileges). */
@@ -73,6 +78,7 @@ struct bind_src {
 	char *link;   /* the source is a symlink: its target */
 	bool skip;    /* optional and missing */
 	int procfs;   /* is or carries a procfs: carries_procfs() */
+	bool premade; /* fd is a tree hostbind.c made: attach it as it is */
 };
 
 struct root_build {
@@ -112,6 +118,9 @@ int mount_workspace_tmpfs(struct root_build *b, const struct mount_entry *m,
  * mp_attach: move the detached mount TREE onto DST_FD.
  * mp_clone: a recursive detached clone of SRC_FD with ATTRS (MOUNT_ATTR_*)
  *   set on every mount in it; *STEP names the failing step.
+ * mp_clone_idmap: the same, idmapped by the user namespace USERNS_FD
+ *   (MOUNT_ATTR_IDMAP, Linux 5.12); *IDMAP_REFUSED set when that step
+ *   alone failed (the filesystem or kernel cannot: fall back to mp_clone).
  * mp_new_fs: a detached new filesystem of TYPE, OPTS "key", "value" pairs
  *   NULL-terminated, mount ATTRS; its mount fd.
  * mp_close2: close A and B (-1: skipped) keeping errno; returns RC. */
@@ -120,6 +129,8 @@ int mp_make(int root_fd, const char *dst, enum leaf_kind kind, const char *link_
 int mp_open_leaf(int dir, const char *leaf, enum leaf_kind kind);
 int mp_attach(int tree, int dst_fd);
 int mp_clone(int src_fd, unsigned attrs, const char **step);
+int mp_clone_idmap(int src_fd, unsigned attrs, int userns_fd, const char **step,
+		   bool *idmap_refused);
 int mp_new_fs(const char *type, const char *const *opts, unsigned attrs);
 int mp_close2(int a, int b, int rc);
 
@@ -146,6 +157,20 @@ int rlimit_apply_memory(const struct policy *p, bool cgroup, struct sbx_err *err
 int ownproc_open(struct sbx_err *err);
 int ownproc_child_dir(int procfd, pid_t pid, int pidfd, struct sbx_err *err);
 int ownproc_arg_area(int procfd, struct jail_plan *plan, struct sbx_err *err);
+/* ownproc.c: write TEXT to NAME in the child's /proc directory DIRFD. */
+int ownproc_write(int dirfd, pid_t pid, const char *name, const char *text,
+		  struct sbx_err *err);
+
+/* hostbind.c: run by root, before the clone: make PLAN's host_trees and
+ * ws_tree (idmapped where the filesystem allows, else plain with one
+ * warning); hostbind_close() closes the supervisor's copies. */
+#define JAIL_MAX_HOST_TREES 48 /* command-line binds (the init keeps their fds) */
+int hostbind_prepare(struct jail_plan *plan, int procfd, struct sbx_err *err);
+void hostbind_close(struct jail_plan *plan);
+
+/* mount_bind.c: whether the source FD is, or holds as a submount, a
+ * procfs: 1 yes, 0 no, -1 cannot tell (read in the caller's /proc). */
+int carries_procfs(int fd);
 
 /* ucount.c: lower the jail's user-namespace limits (/proc/sys/user), so
  * the jail cannot use up its caller's per-user quotas; needs the init's

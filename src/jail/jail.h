@@ -16,6 +16,7 @@
 #define SBX_JAIL_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "base/err.h"
@@ -32,6 +33,10 @@ struct jail_spec {
 	bool workspace_tmpfs;
 	unsigned long long workspace_mb;
 	int workspace_fd;
+	int workdir_fd;        /* -w: the directory's fd in sbx (run by root, bound from
+				* it, idmapped: hostbind.c); -1 = none */
+	uint32_t host_uid;     /* run by root: the jail's host uid and gid (uidrange.h) */
+	uint32_t host_gid;
 	int stdin_fd;          /* become the target's fd 0, 1, 2 (dup'ed in the init) */
 	int stdout_fd;
 	int stderr_fd;
@@ -47,6 +52,7 @@ struct jail {
 	int pidfd;      /* O_CLOEXEC pidfd of the init */
 	int ctl_fd;     /* supervisor's end of the control socket (O_CLOEXEC) */
 	uint32_t host_uid; /* host uid the jail's processes run as */
+	uint32_t host_gid;
 };
 
 /*

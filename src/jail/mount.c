@@ -23,7 +23,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "base/ids.h"
 #include "policy/policy.h"
 
 #define NEEDS_KERNEL "the new mount API: sbx needs Linux 5.12 or later"
@@ -63,14 +62,14 @@ int mount_fail(struct sbx_err *err, int e, const struct mount_entry *m, const ch
 	if (e == ELOOP)
 		step = "the destination passes through a symlink (refused: it "
 		       "could point outside the jail)";
-	/* sources are opened with the jail's credentials, not sbx's */
+	/* policy binds are opened with the jail's credentials, not sbx's */
 	if (m->src && e == EACCES)
 		return err_set(err, ERR_SETUP, e,
 			       "mount %s (%s from %s): %s: %s (the jail reaches it as its own "
-			       "host uid, %u when sbx runs as root: make it readable by "
-			       "others, or run sbx as the files' owner)",
-			       m->dst, type_name(m->type), m->src, step, strerror(e),
-			       SBX_NOBODY_ID);
+			       "host uid, one of sbx's uid range when sbx runs as root: make "
+			       "it readable by others, bind it with --bind, or run sbx as "
+			       "the files' owner)",
+			       m->dst, type_name(m->type), m->src, step, strerror(e));
 	/* a flag has no optional: the hint names what the user can change */
 	if (m->src && e == ENOENT && m->type == MNT_BIND && m->at.option)
 		return err_set(err, ERR_SETUP, e,

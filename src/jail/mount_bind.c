@@ -63,9 +63,10 @@ static bool proc_line_under(char *line, const char *dir)
 /*
  * A bind source that is, or carries as a submount, a procfs: the host's
  * shows every host process (spec: the program cannot see them).  Read
- * while the host's /proc is still this namespace's.  1 yes, 0 no, -1 error.
+ * while the host's /proc is still this namespace's (by the init, or by
+ * the supervisor in hostbind.c).  1 yes, 0 no, -1 error.
  */
-static int carries_procfs(int fd)
+int carries_procfs(int fd)
 {
 	char self[32], dir[PATH_MAX], *line = NULL;
 	struct statfs sfs;
@@ -131,12 +132,21 @@ int mount_open_sources(struct root_build *b, struct sbx_err *err)
 		return err_set(err, ERR_SETUP, ENOMEM, "mount: out of memory");
 	for (size_t i = 0; i < p->nmounts; i++)
 		b->srcs[i].fd = -1;
-	for (size_t i = 0; i < p->nmounts; i++)
-		if (p->mounts[i].type == MNT_BIND &&
-		    open_source(&p->mounts[i], &b->srcs[i], err) < 0)
+	for (size_t i = 0; i < p->nmounts; i++) {
+		/* run by root, sbx made it already (hostbind.c): checked there */
+		if (b->plan->host_trees && b->plan->host_trees[i] >= 0) {
+			b->srcs[i].fd = b->plan->host_trees[i];
+			b->srcs[i].premade = true;
+		} else if (p->mounts[i].type == MNT_BIND &&
+			   open_source(&p->mounts[i], &b->srcs[i], err) < 0) {
 			return -1;
+		}
+	}
 	b->ws.fd = -1;
-	if (ws) {
+	if (b->plan->ws_tree >= 0) {
+		b->ws.fd = b->plan->ws_tree;
+		b->ws.premade = true;
+	} else if (ws) {
 		b->ws.fd = open(ws, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (b->ws.fd < 0)
 			return err_set(err, ERR_SETUP, errno,
@@ -171,6 +181,15 @@ int mount_bind(struct root_build *b, const struct mount_entry *m, const struct b
 	dst = mp_make(b->root_fd, m->dst, S_ISDIR(st.st_mode) ? LEAF_DIR : LEAF_FILE, NULL);
 	if (dst < 0)
 		return mount_fail(err, errno, m, "creating the mount point");
+	if (s->premade) { /* attrs set by hostbind.c; release() closes it */
+		if (mp_attach(s->fd, dst) < 0)
+			return mount_fail(err, mp_close2(-1, dst, errno), m,
+					  "move_mount onto the mount point");
+		close(dst);
+		vlog_line(&b->plan->vlog, "mount %s (bind%s from %s, by sbx)", m->dst,
+			  m->rw ? " rw" : "", m->src);
+		return 0;
+	}
 	/* nosuid+nodev on every mount of the tree: setuid files and device
 	 * nodes from the host must not work inside */
 	tree = mp_clone(s->fd, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |

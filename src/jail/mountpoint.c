@@ -113,17 +113,41 @@ int mp_close2(int a, int b, int rc)
  */
 int mp_clone(int src_fd, unsigned attrs, const char **step)
 {
-	struct mount_attr attr = { .attr_set = attrs };
-	int tree;
+	bool refused;
 
+	return mp_clone_idmap(src_fd, attrs, -1, step, &refused);
+}
+
+/*
+ * The idmap needs CAP_SYS_ADMIN over the filesystem's own user namespace
+ * (the host's: only a root supervisor has it) and a mount never attached
+ * yet: the fresh clone.  Every mount of the tree must allow it, or none
+ * is changed.
+ */
+int mp_clone_idmap(int src_fd, unsigned attrs, int userns_fd, const char **step,
+		   bool *idmap_refused)
+{
+	struct mount_attr attr = { .attr_set = attrs };
+	int tree, e;
+
+	*idmap_refused = false;
 	*step = "open_tree (recursive clone of the source)";
 	tree = open_tree(src_fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
 			 AT_RECURSIVE | AT_EMPTY_PATH);
 	if (tree < 0)
 		return -1;
 	*step = "mount_setattr (read-only/nosuid/nodev on every submount)";
-	if (mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr)) < 0)
+	if (userns_fd >= 0) {
+		attr.attr_set |= MOUNT_ATTR_IDMAP;
+		attr.userns_fd = (uint64_t)userns_fd;
+		*step = "mount_setattr (idmapped, nosuid/nodev on every submount)";
+	}
+	if (mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr)) < 0) {
+		e = errno;
+		*idmap_refused = userns_fd >= 0 && (e == EINVAL || e == EPERM ||
+						    e == ENOSYS || e == EOPNOTSUPP);
 		return mp_close2(tree, -1, -1);
+	}
 	return tree;
 }
 

@@ -142,6 +142,27 @@ int ownproc_child_dir(int procfd, pid_t pid, int pidfd, struct sbx_err *err)
 	return fd;
 }
 
+/* See internal.h. */
+int ownproc_write(int dirfd, pid_t pid, const char *name, const char *text,
+		      struct sbx_err *err)
+{
+	size_t len = strlen(text);
+	int fd, e = 0;
+
+	fd = openat(dirfd, name, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0 || write(fd, text, len) != (ssize_t)len)
+		e = errno ? errno : EIO;
+	if (fd >= 0)
+		close(fd);
+	if (e)
+		return err_set(err, ERR_SETUP, e,
+			       "writing /proc/%d/%s '%.*s': %s (the user namespace "
+			       "could not map uid/gid; see 'sbx doctor')",
+			       (int)pid, name, (int)strcspn(text, "\n"), text,
+			       strerror(e));
+	return 0;
+}
+
 /* Fields 48-51 of /proc/self/stat: arg_start arg_end env_start env_end. */
 int ownproc_arg_area(int procfd, struct jail_plan *plan, struct sbx_err *err)
 {

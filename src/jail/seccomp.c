@@ -340,9 +340,10 @@ static void emit_personality_check(struct gen *g)
 	emit(g, RET(RET_EPERM));
 }
 
-/* chmod family: the jail's uid is the caller's (or 65534) on the host, so
- * a setuid/setgid bit set on a file in a -w workspace leaves a setuid-as-
- * the-caller program on the host.  Creating a file with the bit is no way
+/* chmod family: the jail's files in a -w workspace or a -B bind are the
+ * caller's on the host (the caller's uid, or for a root caller the
+ * directory's owner through the idmap: root), so a setuid/setgid bit set
+ * there leaves a setuid-as-the-caller (or as-root) program on the host.  Creating a file with the bit is no way
  * around it: the first write to it clears the bit. */
 static void emit_mode_check(struct gen *g, unsigned mode_arg)
 {

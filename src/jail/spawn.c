@@ -8,7 +8,6 @@
  * /proc only once ownproc.c has checked it is this pid namespace's.
  */
 #include "jail/internal.h"
-#include "base/ids.h"
 #include "jail/seccomp.h"
 
 #include <errno.h>
@@ -67,51 +66,33 @@ static int clone_error(struct sbx_err *err, int e)
 	return err_set(err, ERR_SETUP, e, "clone: %s", strerror(e));
 }
 
-/* Write NAME under the init's /proc directory DIRFD (see ownproc.c). */
-static int write_file(int dirfd, pid_t pid, const char *name, const char *text,
-		      struct sbx_err *err)
-{
-	size_t len = strlen(text);
-	int fd, e = 0;
-
-	fd = openat(dirfd, name, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0 || write(fd, text, len) != (ssize_t)len)
-		e = errno ? errno : EIO;
-	if (fd >= 0)
-		close(fd);
-	if (e)
-		return err_set(err, ERR_SETUP, e,
-			       "writing /proc/%d/%s '%.*s': %s (the user namespace "
-			       "could not map uid/gid; see 'sbx doctor')",
-			       (int)pid, name, (int)strcspn(text, "\n"), text,
-			       strerror(e));
-	return 0;
-}
-
 /*
  * Map the policy's uid/gid inside to one host id outside.  An unprivileged
- * caller can only map itself; a root caller maps to SBX_NOBODY_ID (65534)
- * so that the jail never runs as host root.
+ * caller can only map itself; a root caller maps to the run's own host id
+ * from uidrange.c, so that the jail never runs as host root nor as an id
+ * anything else on the host has.
  */
-static int write_maps(int dirfd, pid_t pid, const struct policy *p, bool host_root,
-		      uint32_t *host_uid, struct sbx_err *err)
+static int write_maps(int dirfd, pid_t pid, const struct jail_plan *plan,
+		      struct jail *out, struct sbx_err *err)
 {
-	uint32_t out_uid = host_root ? SBX_NOBODY_ID : geteuid();
-	uint32_t out_gid = host_root ? SBX_NOBODY_ID : getegid();
+	const struct policy *p = plan->policy;
+	uint32_t out_uid = plan->host_root ? plan->spec->host_uid : geteuid();
+	uint32_t out_gid = plan->host_root ? plan->spec->host_gid : getegid();
 	char map[64];
 
 	/* Unprivileged: setgroups must be denied before gid_map is writable
 	 * (CVE-2014-8989: dropping groups could bypass negative ACLs).  Root
 	 * keeps it allowed so that the init can drop root's groups. */
-	if (!host_root && write_file(dirfd, pid, "setgroups", "deny", err) < 0)
+	if (!plan->host_root && ownproc_write(dirfd, pid, "setgroups", "deny", err) < 0)
 		return -1;
 	snprintf(map, sizeof(map), "%u %u 1\n", p->uid, out_uid);
-	if (write_file(dirfd, pid, "uid_map", map, err) < 0)
+	if (ownproc_write(dirfd, pid, "uid_map", map, err) < 0)
 		return -1;
 	snprintf(map, sizeof(map), "%u %u 1\n", p->gid, out_gid);
-	if (write_file(dirfd, pid, "gid_map", map, err) < 0)
+	if (ownproc_write(dirfd, pid, "gid_map", map, err) < 0)
 		return -1;
-	*host_uid = out_uid;
+	out->host_uid = out_uid;
+	out->host_gid = out_gid;
 	return 0;
 }
 
@@ -191,13 +172,11 @@ static void abort_init(pid_t pid, int pidfd)
 static int finish_parent(struct jail_plan *plan, int procfd, pid_t pid, int pidfd,
 			 int sv, int sync_w, struct jail *out, struct sbx_err *err)
 {
-	uint32_t host_uid = 0;
 	int dirfd = ownproc_child_dir(procfd, pid, pidfd, err), rc = -1;
 
 	if (dirfd >= 0) {
 		if (join_cgroup(plan->spec, pid, err) == 0)
-			rc = write_maps(dirfd, pid, plan->policy, plan->host_root,
-					&host_uid, err);
+			rc = write_maps(dirfd, pid, plan, out, err);
 		close(dirfd);
 	}
 
@@ -213,7 +192,6 @@ static int finish_parent(struct jail_plan *plan, int procfd, pid_t pid, int pidf
 	out->init_pid = pid;
 	out->pidfd = pidfd;
 	out->ctl_fd = sv;
-	out->host_uid = host_uid;
 	vlog_line(&plan->vlog, "clone + uid/gid maps (init is host pid %d)", (int)pid);
 	return 0;
 }
@@ -231,11 +209,20 @@ static int make_channels(int sv[2], int sync[2], struct sbx_err *err)
 	return 0;
 }
 
+/* Run by root, the jail needs its own host id: never host root's. */
+static int root_checks(const struct jail_plan *plan, struct sbx_err *err)
+{
+	if (plan->host_root && (plan->spec->host_uid == 0 || plan->spec->host_gid == 0))
+		return err_set(err, ERR_INTERNAL, EINVAL, "run by root without a host uid "
+			       "from sbx's range (internal error)");
+	return 0;
+}
+
 int jail_spawn(const struct jail_spec *spec, struct jail *out, struct sbx_err *err)
 {
 	struct jail_plan plan = {
 		.spec = spec, .policy = spec->policy,
-		.host_root = geteuid() == 0,
+		.host_root = geteuid() == 0, .ws_tree = -1,
 		.vlog = { .on = spec->verbose, .who = "", .t0_ns = monotonic_ns() },
 	};
 	int sv[2], sync[2], pidfd = -1, procfd, rc, e;
@@ -248,17 +235,22 @@ int jail_spawn(const struct jail_spec *spec, struct jail *out, struct sbx_err *e
 	procfd = ownproc_open(err);
 	if (procfd < 0)
 		return -1;
-	if (ownproc_arg_area(procfd, &plan, err) < 0 ||
+	if (root_checks(&plan, err) < 0 || ownproc_arg_area(procfd, &plan, err) < 0 ||
 	    sc_filter_build(&spec->policy->seccomp, &plan.prog, err) < 0) {
 		close(procfd);
 		return -1;
 	}
 	vlog_line(&plan.vlog, "seccomp filter compiled (%u instructions)", plan.prog.len);
-	if (make_channels(sv, sync, err) < 0) {
+	/* run by root: the caller's directories, opened and cloned by sbx */
+	if ((plan.host_root && hostbind_prepare(&plan, procfd, err) < 0) ||
+	    make_channels(sv, sync, err) < 0) {
+		hostbind_close(&plan);
 		sc_filter_free(&plan.prog);
 		close(procfd);
 		return -1;
 	}
+	if (plan.host_root)
+		vlog_line(&plan.vlog, "binds cloned for host uid %u", spec->host_uid);
 	plan.ctl_fd = sv[1];
 	plan.sync_fd = sync[0];
 	/* Raw clone: the child continues here like fork(), with a copy of
@@ -268,6 +260,7 @@ int jail_spawn(const struct jail_spec *spec, struct jail *out, struct sbx_err *e
 		init_main(&plan);
 	e = errno;
 	sc_filter_free(&plan.prog);
+	hostbind_close(&plan); /* the init has its copies */
 	close(sv[1]);
 	close(sync[0]);
 	if (pid < 0) {

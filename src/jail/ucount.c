@@ -4,7 +4,7 @@
  * inotify instances and watches, fanotify groups and marks and namespaces
  * are counted per user, per user namespace, and hierarchically: what the
  * jail holds is also charged to the user that created its namespace (the
- * caller, or 65534 for a root caller).  Unbounded, 128 inotify_init1 in a
+ * caller; for a root caller, root).  Unbounded, 128 inotify_init1 in a
  * jail made the caller's own inotify_init1 fail with EMFILE on the host.
  * A new user namespace starts with INT_MAX everywhere; the init, which
  * holds CAP_SYS_RESOURCE in it while it builds the jail, lowers them

@@ -96,6 +96,7 @@ void result_init(struct result *r)
 	r->cpu_sys_ms = -1;
 	r->max_rss_kib = -1;
 	r->memory_peak_kib = -1;
+	r->host_uid = r->host_gid = -1;
 }
 
 void result_free(struct result *r)
@@ -269,6 +270,10 @@ static cJSON *isolation_json(const struct result *r)
 	if (!o || !record_add(o, "namespaces", namespaces_json(r, p)) ||
 	    !cJSON_AddNumberToObject(o, "uid", p->uid) ||
 	    !cJSON_AddNumberToObject(o, "gid", p->gid) ||
+	    !record_add(o, "host_uid", r->host_uid < 0 ? cJSON_CreateNull()
+						       : cJSON_CreateNumber((double)r->host_uid)) ||
+	    !record_add(o, "host_gid", r->host_gid < 0 ? cJSON_CreateNull()
+						       : cJSON_CreateNumber((double)r->host_gid)) ||
 	    !cJSON_AddBoolToObject(o, "seccomp", r->wall_ms >= 0) ||
 	    !cJSON_AddBoolToObject(o, "cgroup", r->cgroup) ||
 	    !cJSON_AddStringToObject(o, "network", network_name(p->network)) ||

@@ -66,6 +66,7 @@ struct result {
 	enum enforcement enforced_by[LIM_COUNT];
 	bool cgroup;             /* a cgroup was used for this run */
 	bool cgroup_oom;         /* memory.events oom_kill rose */
+	int64_t host_uid, host_gid; /* the jail's ids on the host; -1 = none yet */
 
 	struct captured out, err; /* capture mode */
 	bool capture;

@@ -31,6 +31,8 @@ struct run_request {
 	 * the before-scan.  -1 with ERR: a setup error, nothing runs. */
 	int (*on_ready)(void *arg, int ws_fd, uint32_t host_uid, struct sbx_err *err);
 	void *ready_arg;
+	int workdir_fd;             /* -w: its fd (run by root, bound from it), or -1 */
+	uint32_t host_uid, host_gid; /* run by root: the run's ids (jail/uidrange.h) */
 	const char *stdin_spec;     /* NULL: empty; "-": relay sbx's stdin; else a file */
 	bool capture;               /* --json: keep stdout/stderr for the record */
 	const char *stdout_copy;    /* --stdout FILE */

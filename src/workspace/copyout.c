@@ -9,7 +9,6 @@
  * copied is named on stderr and counted in the record's
  * artifact_truncation.
  */
-#include "base/ids.h"
 #include "workspace/artifacts.h"
 #include "base/path.h"
 
@@ -21,12 +20,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* Run by root the program is host uid 65534 (spec §1), else the caller. */
-static uid_t jail_host_uid(void)
-{
-	return geteuid() == 0 ? SBX_NOBODY_ID : geteuid();
-}
 
 uint64_t art_out_budget(uint64_t file_size_mb)
 {
@@ -169,7 +162,7 @@ static int write_into(int in, const struct stat *st, int dir, const char *leaf)
 enum copy_outcome { COPIED, COPY_FAILED, COPY_REFUSED, COPY_OVER_BUDGET };
 
 static enum copy_outcome copy_one(const struct art_file *f, int ws, int out,
-				  uint64_t *budget)
+				  uint64_t *budget, uid_t jail_uid)
 {
 	char leaf[NAME_MAX + 1];
 	struct stat st;
@@ -187,7 +180,7 @@ static enum copy_outcome copy_one(const struct art_file *f, int ws, int out,
 	}
 	/* a hard link to a file outside (a -w workspace is the host's) is not
 	 * the program's output: only its own files leave with sbx's rights */
-	if (st.st_nlink > 1 && st.st_uid != jail_host_uid()) {
+	if (st.st_nlink > 1 && st.st_uid != jail_uid) {
 		close(in);
 		return COPY_REFUSED;
 	}
@@ -226,7 +219,7 @@ static enum art_reason reason_of(enum copy_outcome r)
 }
 
 int art_copy_out(struct artifacts *a, int ws_dirfd, int out_dirfd,
-		 const char *out_name, uint64_t budget)
+		 const char *out_name, uint64_t budget, uid_t jail_uid)
 {
 	static const char *const why[] = {
 		[COPY_FAILED] = "could not copy", [COPY_REFUSED] = "refused to copy",
@@ -241,7 +234,7 @@ int art_copy_out(struct artifacts *a, int ws_dirfd, int out_dirfd,
 		/* only regular files: a link or FIFO is listed, never copied */
 		if (f->change == ART_DELETED || !S_ISREG(f->mode))
 			continue;
-		enum copy_outcome r = copy_one(f, ws_dirfd, out_dirfd, &budget);
+		enum copy_outcome r = copy_one(f, ws_dirfd, out_dirfd, &budget, jail_uid);
 		if (r == COPIED)
 			continue;
 		e = errno;

@@ -5,7 +5,6 @@
  * jail's tmpfs, filled at CTL_READY through the supervisor's descriptor.
  * Copy-in goes by descriptor.
  */
-#include "base/ids.h"
 #include "workspace/workspace.h"
 
 #include <errno.h>
@@ -34,26 +33,6 @@ static const char *ws_name(const struct workspace *ws)
 	return ws->host_path ? ws->host_path : "the workspace tmpfs";
 }
 
-/*
- * Run by root, the program is host uid 65534 (spec §1), and sbx never
- * chowns a persistent directory (chown as root in a tree an unprivileged
- * uid controls invites link races): the files the program creates belong
- * to 65534, the owner the directory must already grant write access to.
- */
-static int check_writable_as_root(const struct workspace *ws,
-				  const struct stat *st, struct sbx_err *err)
-{
-	bool ok = (st->st_mode & S_IWOTH) ||
-		  (st->st_uid == SBX_NOBODY_ID && (st->st_mode & S_IWUSR)) ||
-		  (st->st_gid == SBX_NOBODY_ID && (st->st_mode & S_IWGRP));
-
-	if (geteuid() != 0 || ok)
-		return 0;
-	return err_set(err, ERR_CONFIG, EACCES,
-		       "--workdir %s: run by root, the program is host uid %d, which cannot write there (chown %d:%d the directory, or run sbx as an ordinary user)",
-		       ws->host_path, SBX_NOBODY_ID, SBX_NOBODY_ID, SBX_NOBODY_ID);
-}
-
 static int lock_failed(const struct workspace *ws, int e, struct sbx_err *err)
 {
 	if (e != EWOULDBLOCK)
@@ -69,22 +48,22 @@ static int lock_failed(const struct workspace *ws, int e, struct sbx_err *err)
 static int adopt_workdir(struct workspace *ws, const char *dir,
 			 struct sbx_err *err)
 {
-	struct stat st;
-
 	ws->host_path = realpath(dir, NULL);
 	if (!ws->host_path)
 		return err_set(err, ERR_USAGE, errno,
 			       "--workdir %s: %s (create the directory first)",
 			       dir, strerror(errno));
 	ws->dirfd = open(ws->host_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (ws->dirfd < 0 || fstat(ws->dirfd, &st) < 0)
+	if (ws->dirfd < 0)
 		return err_set(err, ERR_USAGE, errno, "--workdir %s: %s", dir,
 			       strerror(errno));
 	/* one run per persistent workspace; the lock dies with the fd, so a
 	 * crashed sbx never leaves it stuck (requirements item 112) */
 	if (flock(ws->dirfd, LOCK_EX | LOCK_NB) < 0)
 		return lock_failed(ws, errno, err);
-	return check_writable_as_root(ws, &st, err);
+	/* run by root, the jail gets it idmapped to its own host uid
+	 * (jail/hostbind.c): sbx never chowns a persistent directory */
+	return 0;
 }
 
 int workspace_open(struct workspace *ws, const char *workdir, struct sbx_err *err)
