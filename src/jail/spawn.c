@@ -235,7 +235,7 @@ int jail_spawn(const struct jail_spec *spec, struct jail *out, struct sbx_err *e
 {
 	struct jail_plan plan = {
 		.spec = spec, .policy = spec->policy,
-		.host_root = geteuid() == 0,
+		.host_root = ids_host_root(),
 		.vlog = { .on = spec->verbose, .who = "", .t0_ns = monotonic_ns() },
 	};
 	int sv[2], sync[2], pidfd = -1, procfd, rc, e;

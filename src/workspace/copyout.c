@@ -25,7 +25,7 @@
 /* Run by root the program is host uid 65534 (spec §1), else the caller. */
 static uid_t jail_host_uid(void)
 {
-	return geteuid() == 0 ? SBX_NOBODY_ID : geteuid();
+	return ids_host_root() ? SBX_NOBODY_ID : geteuid();
 }
 
 uint64_t art_out_budget(uint64_t file_size_mb)

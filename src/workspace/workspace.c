@@ -47,7 +47,7 @@ static int check_writable_as_root(const struct workspace *ws,
 		  (st->st_uid == SBX_NOBODY_ID && (st->st_mode & S_IWUSR)) ||
 		  (st->st_gid == SBX_NOBODY_ID && (st->st_mode & S_IWGRP));
 
-	if (geteuid() != 0 || ok)
+	if (!ids_host_root() || ok)
 		return 0;
 	return err_set(err, ERR_CONFIG, EACCES,
 		       "--workdir %s: run by root, the program is host uid %d, which cannot write there (chown %d:%d the directory, or run sbx as an ordinary user)",
@@ -258,7 +258,7 @@ int workspace_attach(struct workspace *ws, int mnt_fd, uint32_t host_uid,
 {
 	/* run by root: the tmpfs belongs to the jail's user namespace, where
 	 * root is not mapped (EOVERFLOW): create as the jail's host uid */
-	bool as_jail = geteuid() == 0;
+	bool as_jail = ids_host_root();
 	int rc = 0;
 
 	ws->mnt_fd = mnt_fd;
