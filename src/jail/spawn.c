@@ -45,28 +45,6 @@ int jail_check_not_setuid(struct sbx_err *err)
 	return 0;
 }
 
-static int clone_error(struct sbx_err *err, int e)
-{
-	if (e == EAGAIN) {
-		err_set(err, ERR_SETUP, e,
-			"clone: %s (too many processes for this user right now; "
-			"retry later)", strerror(e));
-		err->retryable = true;
-		return -1;
-	}
-	if (e == EPERM || e == ENOSPC || e == EINVAL || e == EUSERS)
-		return err_set(err, ERR_SETUP, e,
-			       "clone(CLONE_NEWUSER): %s: unprivileged user "
-			       "namespaces are not available. Enable them with "
-			       "'sysctl user.max_user_namespaces=15000', "
-			       "'sysctl kernel.unprivileged_userns_clone=1' "
-			       "(Debian/older kernels) or 'sysctl "
-			       "kernel.apparmor_restrict_unprivileged_userns=0' "
-			       "(Ubuntu >= 23.10); 'sbx doctor' checks this host",
-			       strerror(e));
-	return err_set(err, ERR_SETUP, e, "clone: %s", strerror(e));
-}
-
 /* Write NAME under the init's /proc directory DIRFD (see ownproc.c). */
 static int write_file(int dirfd, pid_t pid, const char *name, const char *text,
 		      struct sbx_err *err)
@@ -221,9 +199,9 @@ static int finish_parent(struct jail_plan *plan, int procfd, pid_t pid, int pidf
 static int make_channels(int sv[2], int sync[2], struct sbx_err *err)
 {
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-		return err_set(err, ERR_SETUP, errno, "socketpair: %s", strerror(errno));
+		return jail_diagnose_resource("socketpair", errno, err);
 	if (pipe2(sync, O_CLOEXEC) < 0) {
-		err_set(err, ERR_SETUP, errno, "pipe2: %s", strerror(errno));
+		jail_diagnose_resource("pipe2", errno, err);
 		close(sv[0]);
 		close(sv[1]);
 		return -1;
@@ -274,7 +252,7 @@ int jail_spawn(const struct jail_spec *spec, struct jail *out, struct sbx_err *e
 		close(procfd);
 		close(sv[0]);
 		close(sync[1]);
-		return clone_error(err, e);
+		return jail_diagnose_clone(clone_flags(spec->policy), e, err);
 	}
 	rc = finish_parent(&plan, procfd, pid, pidfd, sv[0], sync[1], out, err);
 	close(procfd);
