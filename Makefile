@@ -110,14 +110,21 @@ $(BUILD)/tests/harness.o: tests/harness.c tests/harness.h
 probes:
 	$(MAKE) -C tests/probes OUT=$(abspath $(BUILD))/probes
 
+# The simulated hosts of test_hosts.c (Docker's seccomp profile, rootless...).
+SIM_BIN := $(BUILD)/tests/sbx-sim
+$(SIM_BIN): tests/sim/sbx-sim.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
+
 test-unit: $(UNIT_BIN)
 	$(UNIT_BIN) --jobs=2 --tap=$(BUILD)/unit.tap; rc=$$?; \
 		grep '# SKIP' $(BUILD)/unit.tap | sed 's/^ok - /skipped: /'; exit $$rc
 
 # Every record the suite sees is checked against the schema afterwards.
-test-integration: $(SBX) $(INTEG_BIN) probes
+test-integration: $(SBX) $(INTEG_BIN) $(SIM_BIN) probes
 	rm -f $(BUILD)/records.jsonl
 	SBX=$(abspath $(SBX)) SBX_PROBES=$(abspath $(BUILD))/probes SBX_SRC=$(CURDIR) \
+		SBX_SIM=$(abspath $(SIM_BIN)) \
 		SBX_RECORDS=$(abspath $(BUILD))/records.jsonl $(INTEG_BIN) --jobs=2 \
 		--tap=$(BUILD)/integration.tap $(INTEG_ARGS); rc=$$?; \
 		grep '# SKIP' $(BUILD)/integration.tap | sed 's/^ok - /skipped: /'; exit $$rc

@@ -19,19 +19,26 @@
 #include <cjson/cJSON.h>
 
 #include "cmd/commands.h"
-#include "jail/jail.h"
+#include "base/err.h"
 
 #define TRIAL_OUT_MAX 65536
 
 static void trial_child(int wfd)
 {
 	char *argv[] = { "run", "--json", "--", "/bin/true", NULL };
-	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	int null;
 
 	alarm(60); /* a trial that hangs must not hang doctor */
-	if (dup2(wfd, 1) < 0 || null < 0 || dup2(null, 0) < 0 || dup2(null, 2) < 0)
+	if (dup2(wfd, 1) < 0)
 		_exit(126);
-	fflush(NULL);
+	if (wfd != 1)
+		close(wfd);
+	/* low on fds: run without /dev/null rather than not at all */
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null >= 0 && (dup2(null, 0) < 0 || dup2(null, 2) < 0))
+		_exit(126);
+	if (null > 2)
+		close(null);
 	_exit(cmd_run(4, argv) & 0xff);
 }
 
@@ -82,7 +89,7 @@ static enum doctor_state trial_failed(const char *what, int e, struct doctor_tri
 {
 	struct sbx_err err = { 0 };
 
-	jail_diagnose_resource(what, e, &err);
+	err_resource(&err, what, e);
 	doctor_fmt(t->detail, sizeof(t->detail), "the trial run could not start");
 	doctor_fmt(t->fix, sizeof(t->fix), "%s", err.msg);
 	return DOC_MISSING;

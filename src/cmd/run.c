@@ -264,10 +264,27 @@ static int prepare(struct run_ctx *c, int argc, char **argv, struct sbx_err *err
 	return prepare_workspace(c, err);
 }
 
-static void fail_result(struct run_ctx *c, const struct sbx_err *err)
+/* A step that ran out of fds or processes: name the ulimit, whichever step. */
+static void name_the_limit(struct sbx_err *err)
+{
+	struct sbx_err hint = { 0 };
+	size_t n = strlen(err->msg), tail = strlen(strerror(err->sys_errno)) + 2;
+	int e = err->sys_errno;
+
+	if ((e != EMFILE && e != ENFILE && e != EAGAIN) || strstr(err->msg, "ulimit"))
+		return;
+	if (n > tail && !strcmp(err->msg + n - tail + 2, strerror(e)))
+		err->msg[n - tail] = '\0'; /* err_resource says the errno itself */
+	err_resource(&hint, err->msg, e);
+	snprintf(err->msg, sizeof(err->msg), "%s", hint.msg);
+	err->retryable = err->retryable || hint.retryable;
+}
+
+static void fail_result(struct run_ctx *c, struct sbx_err *err)
 {
 	struct result *r = &c->res;
 
+	name_the_limit(err);
 	r->status = err->kind == ERR_SETUP ? ST_SETUP_ERROR : ST_CONFIG_ERROR;
 	r->retryable = err->kind == ERR_SETUP && err->retryable;
 	snprintf(r->message, sizeof(r->message), "%.511s", err->msg);

@@ -21,7 +21,6 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -212,7 +211,7 @@ int jail_diagnose_clone(int flags, int e, struct sbx_err *err)
 	int eu = try_clone(CLONE_NEWUSER), again;
 
 	if (eu == EAGAIN || e == EAGAIN)
-		return jail_diagnose_resource("clone", EAGAIN, err);
+		return err_resource(err, "clone", EAGAIN);
 	if (eu)
 		return user_refused(eu, err);
 	for (size_t i = 1; i < sizeof(ns_kinds) / sizeof(ns_kinds[0]); i++) {
@@ -230,29 +229,4 @@ int jail_diagnose_clone(int flags, int e, struct sbx_err *err)
 		again ? "'sbx doctor' shows the details" : "retry");
 	err->retryable = again == 0;
 	return -1;
-}
-
-int jail_diagnose_resource(const char *what, int e, struct sbx_err *err)
-{
-	if (e == EMFILE)
-		return err_set(err, ERR_SETUP, e, "%s: %s: sbx's open-file limit is used "
-			       "up: raise it (ulimit -n 1024) or close what the caller leaks",
-			       what, strerror(e));
-	if (e == ENFILE)
-		return err_set(err, ERR_SETUP, e, "%s: %s: the host's open-file table is "
-			       "full (fs.file-max): retry later", what, strerror(e));
-	if (e == EAGAIN) {
-		struct rlimit rl = { 0 };
-		char cur[24] = "unlimited";
-
-		if (getrlimit(RLIMIT_NPROC, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-			snprintf(cur, sizeof(cur), "%llu", (unsigned long long)rl.rlim_cur);
-		err_set(err, ERR_SETUP, e, "%s: %s: too many processes for this user "
-			"(ulimit -u is %s; a jail needs at least 2 more than you run) or "
-			"on the host: raise it (ulimit -u 256) or retry later", what,
-			strerror(e), cur);
-		err->retryable = true;
-		return -1;
-	}
-	return err_set(err, ERR_SETUP, e, "%s: %s", what, strerror(e));
 }

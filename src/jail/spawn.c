@@ -199,9 +199,9 @@ static int finish_parent(struct jail_plan *plan, int procfd, pid_t pid, int pidf
 static int make_channels(int sv[2], int sync[2], struct sbx_err *err)
 {
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-		return jail_diagnose_resource("socketpair", errno, err);
+		return err_resource(err, "socketpair", errno);
 	if (pipe2(sync, O_CLOEXEC) < 0) {
-		jail_diagnose_resource("pipe2", errno, err);
+		err_resource(err, "pipe2", errno);
 		close(sv[0]);
 		close(sv[1]);
 		return -1;
