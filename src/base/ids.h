@@ -26,4 +26,5 @@
  */
 bool ids_host_root(void);
 
+
 #endif

@@ -38,6 +38,7 @@
 #include "cmd/help.h"
 #include "lang/lang.h"
 #include "lang/preset.h"
+#include "jail/jail.h"
 #include "record/result.h"
 #include "supervise/supervise.h"
 #include "workspace/workspace.h"
@@ -260,6 +261,9 @@ static int prepare(struct run_ctx *c, int argc, char **argv, struct sbx_err *err
 			 : cli_command_argv(&c->opts, &c->policy, &c->argv, err) < 0)
 		return -1;
 	if (env_build(&c->policy, &c->envp, err) < 0 || open_out_dir(c, err) < 0)
+		return -1;
+	/* the jail needs its own /proc: say that, not a workspace symptom of it */
+	if (jail_check_own_proc(err) < 0)
 		return -1;
 	return prepare_workspace(c, err);
 }
