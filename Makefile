@@ -146,7 +146,12 @@ asan:
 deps:
 	@sh tools/deps.sh $(DEB_PKGS)
 
-demo: deps sbx
+# Each step in its own make: pkg-config is read when make reads this file,
+# so the build must start after deps installed the -dev packages (one make
+# with "demo: deps sbx" linked without -lcjson on a fresh machine).
+demo:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory sbx
 	./sbx run --lang py examples/hello.py
 
 fuzz:
