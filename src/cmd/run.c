@@ -332,6 +332,7 @@ static void adopt_compile_failure(struct run_ctx *c)
 	r->output_truncated = cr->output_truncated;
 	memcpy(r->enforced_by, cr->enforced_by, sizeof(r->enforced_by));
 	r->cgroup = cr->cgroup;
+	r->jail_started = cr->jail_started;
 	r->cgroup_oom = cr->cgroup_oom;
 	r->exit_status = cr->exit_status;
 	r->stage = "compile";

@@ -182,12 +182,17 @@ static cJSON *clamped_json(const struct policy *p)
 		if (!o || (unsigned)c->id >= LIM_COUNT ||
 		    !cJSON_AddStringToObject(o, "limit", limit_names[c->id]) ||
 		    !record_add(o, "requested", limit_value(c->requested)) ||
-		    !record_add(o, "effective", limit_value(c->effective))) {
+		    !record_add(o, "effective", limit_value(c->effective)) ||
+		    !cJSON_AddStringToObject(o, "by", "max_limits")) {
 			cJSON_Delete(o);
 			cJSON_Delete(arr);
 			return NULL;
 		}
 		cJSON_AddItemToArray(arr, o);
+	}
+	if (arr && !record_add_ulimit_clamps(arr, p)) {
+		cJSON_Delete(arr);
+		return NULL;
 	}
 	return arr;
 }
@@ -217,7 +222,7 @@ static cJSON *limits_json(const struct result *r)
 		return cJSON_CreateNull();
 	o = cJSON_CreateObject();
 	for (int id = 0; o && id < LIM_COUNT; id++) {
-		if (!record_add(o, limit_names[id], limit_value(policy_limit(p, id)))) {
+		if (!record_add(o, limit_names[id], limit_value(record_applied_limit(p, id)))) {
 			cJSON_Delete(o);
 			return NULL;
 		}
@@ -261,10 +266,14 @@ static cJSON *isolation_json(const struct result *r)
 	if (!p)
 		return cJSON_CreateNull();
 	o = cJSON_CreateObject();
-	if (!o || !record_add(o, "namespaces", namespaces_json(p)) ||
+	if (!o || !record_add(o, "namespaces", r->jail_started ? namespaces_json(p)
+							      : cJSON_CreateArray()) ||
 	    !cJSON_AddNumberToObject(o, "uid", p->uid) ||
 	    !cJSON_AddNumberToObject(o, "gid", p->gid) ||
-	    !cJSON_AddTrueToObject(o, "seccomp") ||
+	    /* the target loads the filter last before exec: a setup error
+	     * always comes before it */
+	    !cJSON_AddBoolToObject(o, "seccomp", r->status != ST_SETUP_ERROR &&
+						 r->status != ST_CONFIG_ERROR) ||
 	    !cJSON_AddBoolToObject(o, "cgroup", r->cgroup) ||
 	    !cJSON_AddStringToObject(o, "network", network_name(p->network)) ||
 	    !record_add(o, "hostname", p->hostname ? cJSON_CreateString(p->hostname)

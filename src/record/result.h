@@ -64,6 +64,7 @@ struct result {
 
 	enum enforcement enforced_by[LIM_COUNT];
 	bool cgroup;             /* a cgroup was used for this run */
+	bool jail_started;       /* the namespaces were made (clone succeeded) */
 	bool cgroup_oom;         /* memory.events oom_kill rose */
 
 	struct captured out, err; /* capture mode */

@@ -1,0 +1,147 @@
+/*
+ * test_nothing_lost.c - nothing sbx knows is lost without a word.
+ *
+ * A reader that went away ends the program as a shell pipeline would
+ * (SIGPIPE), not as an output limit; sbx's stdout failing (/dev/full) is
+ * in the record; a stricter inherited ulimit shows as the applied limit
+ * with a "clamped" entry; and a setup error's record lists no namespaces
+ * or filter that were never set up.
+ */
+#include <cjson/cJSON.h>
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../harness.h"
+
+/* sh -c SCRIPT with $SBX and $REC set; the shell's exit status. */
+static int sh(const char *script, const char *rec)
+{
+	char *cmd = xasprintf("cd / && SBX='%s' REC='%s' timeout 120 sh -c '%s'",
+			      sbx_path(), rec, script);
+	int st = system(cmd);
+
+	free(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static cJSON *load(const char *path)
+{
+	char buf[65536] = "";
+	FILE *f = fopen(path, "re");
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	const char *log = getenv("SBX_RECORDS");
+
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	if (log && n) {
+		FILE *l = fopen(log, "ae");
+		if (l) {
+			fputs(buf, l);
+			if (buf[n - 1] != '\n')
+				fputc('\n', l);
+			fclose(l);
+		}
+	}
+	return cJSON_Parse(buf);
+}
+
+static const char *str(cJSON *o, const char *key)
+{
+	const char *s = cJSON_GetStringValue(cJSON_GetObjectItem(o, key));
+
+	return s ? s : "(none)";
+}
+
+Test(nothing_lost, a_reader_that_went_away_is_sigpipe_not_output_limit, .timeout = 180)
+{
+	char *dir = make_temp_dir(), *rec = xasprintf("%s/r.json", dir);
+	int rc = sh("\"$SBX\" run -r \"$REC\" -- yes | head -1 >/dev/null", rec);
+	cJSON *r = load(rec);
+
+	cr_assert_eq(rc, 0);
+	cr_assert_not_null(r, "no record");
+	cr_assert_str_eq(str(r, "status"), "signaled", "%s", str(r, "message"));
+	cr_assert_str_eq(str(r, "signal"), "SIGPIPE");
+	cr_assert(strstr(str(r, "message"), "reader went away"), "%s", str(r, "message"));
+	cJSON_Delete(r);
+	rm_tree(dir);
+	free(rec);
+	free(dir);
+}
+
+/* like `yes | head -1` in a shell: 141, not output-limit's 124 */
+Test(nothing_lost, the_exit_status_of_a_broken_pipeline_is_141, .timeout = 180)
+{
+	char *dir = make_temp_dir(), *rec = xasprintf("%s/status", dir);
+	FILE *f;
+	int rc = sh("{ \"$SBX\" run -q -- yes; echo $? >\"$REC\"; } | head -1 >/dev/null", rec);
+	int status = -1;
+
+	cr_assert_eq(rc, 0);
+	f = fopen(rec, "re");
+	cr_assert(f && fscanf(f, "%d", &status) == 1, "no status written");
+	fclose(f);
+	cr_assert_eq(status, 141, "sbx exited %d", status);
+	rm_tree(dir);
+	free(rec);
+	free(dir);
+}
+
+Test(nothing_lost, stdout_to_dev_full_is_in_the_record, .timeout = 180)
+{
+	char *dir = make_temp_dir(), *rec = xasprintf("%s/r.json", dir);
+	int rc = sh("\"$SBX\" run -r \"$REC\" -- /bin/echo hello >/dev/full", rec);
+	cJSON *r = load(rec);
+
+	cr_assert_eq(rc, 0, "the program's own status: %d", rc);
+	cr_assert_not_null(r, "no record");
+	cr_assert(strstr(str(r, "message"), "sbx's stdout: write failed: No space left"),
+		  "%s", str(r, "message"));
+	cJSON_Delete(r);
+	rm_tree(dir);
+	free(rec);
+	free(dir);
+}
+
+Test(nothing_lost, a_stricter_ulimit_is_the_recorded_limit, .timeout = 180)
+{
+	char *dir = make_temp_dir(), *rec = xasprintf("%s/r.json", dir);
+	int rc = sh("ulimit -n 100 && \"$SBX\" run -r \"$REC\" -- /bin/true", rec);
+	cJSON *r = load(rec), *lim = cJSON_GetObjectItem(r, "limits"), *c;
+	bool found = false;
+
+	cr_assert_eq(rc, 0);
+	cr_assert_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(lim, "open_files")), 100,
+		     "open_files is not the applied 100");
+	cJSON_ArrayForEach(c, cJSON_GetObjectItem(lim, "clamped"))
+		if (!strcmp(str(c, "limit"), "open_files") && !strcmp(str(c, "by"), "ulimit") &&
+		    cJSON_GetNumberValue(cJSON_GetObjectItem(c, "effective")) == 100)
+			found = true;
+	cr_assert(found, "no clamped entry for open_files by ulimit");
+	cJSON_Delete(r);
+	rm_tree(dir);
+	free(rec);
+	free(dir);
+}
+
+Test(nothing_lost, a_setup_error_lists_no_namespaces_nor_filter, .timeout = 180)
+{
+	char *dir = make_temp_dir(), *rec = xasprintf("%s/r.json", dir);
+	int rc = sh("TMPDIR=/nonexistent \"$SBX\" run -q -r \"$REC\" -- /bin/true", rec);
+	cJSON *r = load(rec), *iso = cJSON_GetObjectItem(r, "isolation");
+
+	cr_assert_eq(rc, 125);
+	cr_assert_str_eq(str(r, "status"), "setup-error");
+	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(iso, "namespaces")), 0,
+		     "namespaces listed that were never made");
+	cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(iso, "seccomp")), "a filter never loaded");
+	cJSON_Delete(r);
+	rm_tree(dir);
+	free(rec);
+	free(dir);
+}
