@@ -23,7 +23,7 @@ CC         ?= cc
 PKGS       := libseccomp libcap-ng libcjson
 DEB_PKGS   := build-essential pkg-config libseccomp-dev libcap-ng-dev \
               libcjson-dev libcriterion-dev python3 python3-jsonschema \
-              iproute2 util-linux procps jq groff-base mandoc
+              iproute2 util-linux procps jq groff-base mandoc parallel
 BENCH_PKGS := hyperfine bubblewrap strace time util-linux python3
 SANITIZE   ?=
 INTEG_ARGS ?=

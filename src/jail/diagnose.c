@@ -20,6 +20,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -41,12 +42,13 @@ static const struct ns_kind {
 };
 
 #define SECCOMP_FIX \
-	"allow clone/unshare with namespace flags in the container's seccomp " \
-	"profile: docker/podman run --security-opt seccomp=contrib/engines/seccomp-sbx.json " \
-	"(the default profile plus {\"names\":[\"clone\",\"clone3\",\"unshare\",\"mount\"," \
-	"\"umount2\",\"pivot_root\",\"setns\"],\"action\":\"SCMP_ACT_ALLOW\"}), in " \
-	"Kubernetes securityContext.seccompProfile: {type: Localhost, localhostProfile: " \
-	"seccomp-sbx.json}; or run sbx on the host"
+	"allow clone, unshare, mount, umount2, pivot_root and setns in the container's " \
+	"seccomp profile: docker/podman run --security-opt " \
+	"seccomp=contrib/engines/seccomp-sbx.json (or add {\"names\":[\"clone\",\"unshare\"," \
+	"\"mount\",\"umount2\",\"pivot_root\",\"setns\"],\"action\":\"SCMP_ACT_ALLOW\"} " \
+	"to yours); Kubernetes: securityContext.seccompProfile {type: Localhost, " \
+	"localhostProfile: sbx.json} (contrib/engines/kubernetes-job.yaml); or run sbx " \
+	"on the host"
 #define APPARMOR_FIX \
 	"on Ubuntu >= 23.10 'sysctl kernel.apparmor_restrict_unprivileged_userns=1' " \
 	"confines user namespaces: load sbx's profile (sudo install -m 0644 " \
@@ -121,6 +123,8 @@ static const char *surroundings(void)
 		fclose(f);
 	if (!strncmp(comm, "sbx-init", 8))
 		return " inside another sbx jail (which refuses namespaces by design)";
+	if (getenv("KUBERNETES_SERVICE_HOST"))
+		return " in a Kubernetes pod";
 	if (access("/.dockerenv", F_OK) == 0)
 		return " in a Docker container";
 	if (access("/run/.containerenv", F_OK) == 0)
