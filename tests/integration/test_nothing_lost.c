@@ -50,6 +50,29 @@ static cJSON *load(const char *path)
 	return cJSON_Parse(buf);
 }
 
+/* One run of SCRIPT with $REC a fresh path; its status and its record. */
+struct run_rec {
+	char *dir, *rec;
+	int rc;
+	cJSON *r;
+};
+
+static void run_rec(struct run_rec *x, const char *script)
+{
+	x->dir = make_temp_dir();
+	x->rec = xasprintf("%s/record", x->dir);
+	x->rc = sh(script, x->rec);
+	x->r = load(x->rec);
+}
+
+static void run_rec_free(struct run_rec *x)
+{
+	cJSON_Delete(x->r);
+	rm_tree(x->dir);
+	free(x->rec);
+	free(x->dir);
+}
+
 static const char *str(cJSON *o, const char *key)
 {
 	const char *s = cJSON_GetStringValue(cJSON_GetObjectItem(o, key));
@@ -59,19 +82,15 @@ static const char *str(cJSON *o, const char *key)
 
 Test(nothing_lost, a_reader_that_went_away_is_sigpipe_not_output_limit, .timeout = 180)
 {
-	char *dir = make_temp_dir(), *rec = xasprintf("%s/r.json", dir);
-	int rc = sh("\"$SBX\" run -r \"$REC\" -- yes | head -1 >/dev/null", rec);
-	cJSON *r = load(rec);
+	struct run_rec x;
 
-	cr_assert_eq(rc, 0);
-	cr_assert_not_null(r, "no record");
-	cr_assert_str_eq(str(r, "status"), "signaled", "%s", str(r, "message"));
-	cr_assert_str_eq(str(r, "signal"), "SIGPIPE");
-	cr_assert(strstr(str(r, "message"), "reader went away"), "%s", str(r, "message"));
-	cJSON_Delete(r);
-	rm_tree(dir);
-	free(rec);
-	free(dir);
+	run_rec(&x, "\"$SBX\" run -r \"$REC\" -- yes | head -1 >/dev/null");
+	cr_assert_eq(x.rc, 0);
+	cr_assert_not_null(x.r, "no record");
+	cr_assert_str_eq(str(x.r, "status"), "signaled", "%s", str(x.r, "message"));
+	cr_assert_str_eq(str(x.r, "signal"), "SIGPIPE");
+	cr_assert(strstr(str(x.r, "message"), "reader went away"), "%s", str(x.r, "message"));
+	run_rec_free(&x);
 }
 
 /* like `yes | head -1` in a shell: 141, not output-limit's 124 */
@@ -94,28 +113,25 @@ Test(nothing_lost, the_exit_status_of_a_broken_pipeline_is_141, .timeout = 180)
 
 Test(nothing_lost, stdout_to_dev_full_is_in_the_record, .timeout = 180)
 {
-	char *dir = make_temp_dir(), *rec = xasprintf("%s/r.json", dir);
-	int rc = sh("\"$SBX\" run -r \"$REC\" -- /bin/echo hello >/dev/full", rec);
-	cJSON *r = load(rec);
+	struct run_rec x;
 
-	cr_assert_eq(rc, 0, "the program's own status: %d", rc);
-	cr_assert_not_null(r, "no record");
-	cr_assert(strstr(str(r, "message"), "sbx's stdout: write failed: No space left"),
-		  "%s", str(r, "message"));
-	cJSON_Delete(r);
-	rm_tree(dir);
-	free(rec);
-	free(dir);
+	run_rec(&x, "\"$SBX\" run -r \"$REC\" -- /bin/echo hello >/dev/full");
+	cr_assert_eq(x.rc, 0, "the program's own status: %d", x.rc);
+	cr_assert_not_null(x.r, "no record");
+	cr_assert(strstr(str(x.r, "message"), "sbx's stdout: write failed: No space left"),
+		  "%s", str(x.r, "message"));
+	run_rec_free(&x);
 }
 
 Test(nothing_lost, a_stricter_ulimit_is_the_recorded_limit, .timeout = 180)
 {
-	char *dir = make_temp_dir(), *rec = xasprintf("%s/r.json", dir);
-	int rc = sh("ulimit -n 100 && \"$SBX\" run -r \"$REC\" -- /bin/true", rec);
-	cJSON *r = load(rec), *lim = cJSON_GetObjectItem(r, "limits"), *c;
+	struct run_rec x;
+	cJSON *lim, *c;
 	bool found = false;
 
-	cr_assert_eq(rc, 0);
+	run_rec(&x, "ulimit -n 100 && \"$SBX\" run -r \"$REC\" -- /bin/true");
+	lim = cJSON_GetObjectItem(x.r, "limits");
+	cr_assert_eq(x.rc, 0);
 	cr_assert_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(lim, "open_files")), 100,
 		     "open_files is not the applied 100");
 	cJSON_ArrayForEach(c, cJSON_GetObjectItem(lim, "clamped"))
@@ -123,25 +139,20 @@ Test(nothing_lost, a_stricter_ulimit_is_the_recorded_limit, .timeout = 180)
 		    cJSON_GetNumberValue(cJSON_GetObjectItem(c, "effective")) == 100)
 			found = true;
 	cr_assert(found, "no clamped entry for open_files by ulimit");
-	cJSON_Delete(r);
-	rm_tree(dir);
-	free(rec);
-	free(dir);
+	run_rec_free(&x);
 }
 
 Test(nothing_lost, a_setup_error_lists_no_namespaces_nor_filter, .timeout = 180)
 {
-	char *dir = make_temp_dir(), *rec = xasprintf("%s/r.json", dir);
-	int rc = sh("TMPDIR=/nonexistent \"$SBX\" run -q -r \"$REC\" -- /bin/true", rec);
-	cJSON *r = load(rec), *iso = cJSON_GetObjectItem(r, "isolation");
+	struct run_rec x;
+	cJSON *iso;
 
-	cr_assert_eq(rc, 125);
-	cr_assert_str_eq(str(r, "status"), "setup-error");
+	run_rec(&x, "TMPDIR=/nonexistent \"$SBX\" run -q -r \"$REC\" -- /bin/true 2>/dev/null");
+	iso = cJSON_GetObjectItem(x.r, "isolation");
+	cr_assert_eq(x.rc, 125);
+	cr_assert_str_eq(str(x.r, "status"), "setup-error");
 	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(iso, "namespaces")), 0,
 		     "namespaces listed that were never made");
 	cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(iso, "seccomp")), "a filter never loaded");
-	cJSON_Delete(r);
-	rm_tree(dir);
-	free(rec);
-	free(dir);
+	run_rec_free(&x);
 }
