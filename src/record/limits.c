@@ -53,15 +53,17 @@ static uint64_t inherited(enum limit_id id)
 		/* the hard CPU limit; rlimit.c puts the soft one a second under it */
 		if (getrlimit(RLIMIT_CPU, &rl) < 0 || rl.rlim_max == RLIM_INFINITY)
 			return LIMIT_UNLIMITED;
-		return rl.rlim_max > 0 ? (uint64_t)(rl.rlim_max - 1) * 1000 : 0;
+		return rl.rlim_max > 1 ? (uint64_t)(rl.rlim_max - 1) * 1000 : 1;
 	}
 	if (res < 0 || getrlimit(res, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
 		return LIMIT_UNLIMITED;
 	v = (uint64_t)rl.rlim_cur / unit;
 	/* RLIMIT_NPROC counts the jail's init too (rlimit.c adds one) */
-	if (id == LIM_PROCESSES)
-		v = v > 0 ? v - 1 : 0;
-	return v;
+	if (id == LIM_PROCESSES && v > 0)
+		v--;
+	/* a limit is at least 1 in the record's unit (less cannot start the
+	 * program at all, and that run is a setup-error that says why) */
+	return v > 0 ? v : 1;
 }
 
 uint64_t record_applied_limit(const struct policy *p, enum limit_id id)
