@@ -5,7 +5,7 @@
  * tests/sim/sbx-sim.c (Docker's seccomp profile, a filter on unshare only
  * or on namespace clone only, a user namespace mapping one uid, each
  * max_*_namespaces at 0 in a user namespace of our own, no /proc, a full
- * or read-only /tmp, stdio closed, SIGCHLD ignored, low ulimit -n / -u),
+ * or read-only TMPDIR, stdio closed, SIGCHLD ignored, low ulimit -n / -u),
  * runs `sbx run -r FILE -- /bin/true` and `sbx doctor --json` there, and
  * checks: the exit status and the record's status; that the message names
  * the feature that refused and a fix that works there; and that doctor's
@@ -98,7 +98,7 @@ static void read_doctor(const char *json, struct verdict *v)
 	cJSON_Delete(root);
 }
 
-/* Not under /tmp: the sims mount over it.  Beside the binary under test. */
+/* The record goes beside the binary under test: the sims hide TMPDIR. */
 static char *record_dir(void)
 {
 	char *dir = xasprintf("%s", sbx_path()), *slash = strrchr(dir, '/');
@@ -249,7 +249,8 @@ Test(hosts, read_only_tmp_says_set_tmpdir, .timeout = 240)
 	expect_refused(SIM("--tmp-ro"), "Read-only file system", "TMPDIR");
 }
 
-/* A full /tmp still takes a workspace directory; a program's writes fail there. */
+/* A full TMPDIR still takes a workspace directory (a tmpfs directory needs no
+ * data block): run works, and doctor says so. */
 Test(hosts, full_tmp_run_and_doctor_agree, .timeout = 240)
 {
 	NEED_USERNS();

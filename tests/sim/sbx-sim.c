@@ -15,8 +15,11 @@
  *   --max NAME         --userns, then /proc/sys/user/NAME = 0 in it (a
  *                      per-user-namespace limit: the host is untouched)
  *   --no-proc          an empty tmpfs over /proc (private mount namespace)
- *   --tmp-full         a 64 KiB tmpfs on /tmp, filled
- *   --tmp-ro           a read-only tmpfs on /tmp
+ *   --tmp-full         a full temporary directory: a 64 KiB tmpfs, filled,
+ *                      as TMPDIR (sbx's only use of /tmp is as the default
+ *                      TMPDIR; mounted on /mnt, since over /tmp it would hide
+ *                      a build tree under /tmp, sbx and the record's path)
+ *   --tmp-ro           the same, read-only
  *   --close-stdio      fds 0, 1 and 2 closed
  *   --sigchld-ign      SIGCHLD ignored
  *   --nofile N         RLIMIT_NOFILE N
@@ -39,6 +42,8 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
+
+#define SIM_TMP "/mnt"
 
 #define NS_FLAGS (CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | \
 		  CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET)
@@ -85,11 +90,11 @@ static void private_mounts(void)
 static void fill_tmp(void)
 {
 	char buf[4096];
-	int fd = open("/tmp/fill", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	int fd = open(SIM_TMP "/fill", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
 
 	memset(buf, 'x', sizeof(buf));
 	if (fd < 0)
-		cannot("/tmp/fill");
+		cannot(SIM_TMP "/fill");
 	while (write(fd, buf, sizeof(buf)) > 0)
 		;
 	close(fd);
@@ -170,12 +175,13 @@ static int apply(char **argv, int i, const char **seccomp)
 		return 1;
 	} else if (!strcmp(a, "--tmp-full") || !strcmp(a, "--tmp-ro")) {
 		private_mounts();
-		if (mount("tmpfs", "/tmp", "tmpfs", 0, "size=64k,mode=1777") < 0)
-			cannot("tmpfs on /tmp");
+		if (mount("tmpfs", SIM_TMP, "tmpfs", 0, "size=64k,mode=1777") < 0)
+			cannot("tmpfs on " SIM_TMP);
 		if (!strcmp(a, "--tmp-full"))
 			fill_tmp();
-		else if (mount(NULL, "/tmp", NULL, MS_REMOUNT | MS_RDONLY, NULL) < 0)
-			cannot("remounting /tmp read-only");
+		else if (mount(NULL, SIM_TMP, NULL, MS_REMOUNT | MS_RDONLY, NULL) < 0)
+			cannot("remounting " SIM_TMP " read-only");
+		setenv("TMPDIR", SIM_TMP, 1);
 		return 1;
 	} else if (!strcmp(a, "--close-stdio"))
 		return close(0), close(1), close(2), 1;
