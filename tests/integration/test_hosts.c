@@ -209,6 +209,12 @@ Test(hosts, rootless_container_runs_jobs, .timeout = 240)
 	expect_ok(SIM("--userns"));
 }
 
+Test(hosts, an_unmapped_caller_uid_is_named, .timeout = 240)
+{
+	NEED_USERNS();
+	expect_refused(SIM("--unmapped"), "your uid is not mapped", "map it there");
+}
+
 Test(hosts, max_user_namespaces_zero_names_its_sysctl, .timeout = 240)
 {
 	NEED_USERNS();

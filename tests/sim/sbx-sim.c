@@ -12,6 +12,8 @@
  *   --seccomp clone    only clone with a namespace flag refused (EPERM)
  *   --userns           a user namespace that maps only the caller, as uid 0
  *                      (unshare -Ur, rootless containers)
+ *   --unmapped         a user namespace with no uid/gid map: the caller's uid
+ *                      is unmapped there (shows as 65534)
  *   --max NAME         --userns, then /proc/sys/user/NAME = 0 in it (a
  *                      per-user-namespace limit: the host is untouched)
  *   --no-proc          an empty tmpfs over /proc (private mount namespace)
@@ -164,7 +166,11 @@ static int apply(char **argv, int i, const char **seccomp)
 		*seccomp = v; /* last: the filter would refuse the other settings */
 	else if (!strcmp(a, "--userns"))
 		return enter_userns(), 1;
-	else if (!strcmp(a, "--max") && has_v) {
+	else if (!strcmp(a, "--unmapped")) {
+		if (unshare(CLONE_NEWUSER) < 0)
+			cannot("unshare(CLONE_NEWUSER)");
+		return 1;
+	} else if (!strcmp(a, "--max") && has_v) {
 		enter_userns();
 		snprintf(path, sizeof(path), "/proc/sys/user/%s", v);
 		write_file(path, "0");
