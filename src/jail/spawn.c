@@ -252,7 +252,7 @@ int jail_spawn(const struct jail_spec *spec, struct jail *out, struct sbx_err *e
 		close(procfd);
 		close(sv[0]);
 		close(sync[1]);
-		return jail_diagnose_clone(clone_flags(spec->policy), e, err);
+		return jail_diagnose_clone(clone_flags(spec), e, err);
 	}
 	rc = finish_parent(&plan, procfd, pid, pidfd, sv[0], sync[1], out, err);
 	close(procfd);

@@ -15,13 +15,6 @@
 
 #include "../harness.h"
 
-static const char *src_dir(void)
-{
-	const char *s = getenv("SBX_SRC");
-
-	return s ? s : ".";
-}
-
 static char *slurp(const char *path)
 {
 	FILE *f = fopen(path, "re");
