@@ -24,7 +24,8 @@ PKGS       := libseccomp libcap-ng libcjson
 DEB_PKGS   := build-essential pkg-config libseccomp-dev libcap-ng-dev \
               libcjson-dev libcriterion-dev python3 python3-jsonschema \
               iproute2 util-linux procps jq groff-base mandoc \
-              python3-numpy python3-pandas python3-matplotlib nodejs gcc g++
+              python3-numpy python3-pandas python3-matplotlib nodejs gcc g++ \
+              parallel
 BENCH_PKGS := hyperfine bubblewrap strace time util-linux python3
 SANITIZE   ?=
 INTEG_ARGS ?=
@@ -111,14 +112,21 @@ $(BUILD)/tests/harness.o: tests/harness.c tests/harness.h
 probes:
 	$(MAKE) -C tests/probes OUT=$(abspath $(BUILD))/probes
 
+# The simulated hosts of test_hosts.c (Docker's seccomp profile, rootless...).
+SIM_BIN := $(BUILD)/tests/sbx-sim
+$(SIM_BIN): tests/sim/sbx-sim.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
+
 test-unit: $(UNIT_BIN)
 	$(UNIT_BIN) --jobs=2 --tap=$(BUILD)/unit.tap; rc=$$?; \
 		grep '# SKIP' $(BUILD)/unit.tap | sed 's/^ok - /skipped: /'; exit $$rc
 
 # Every record the suite sees is checked against the schema afterwards.
-test-integration: $(SBX) $(INTEG_BIN) probes
+test-integration: $(SBX) $(INTEG_BIN) $(SIM_BIN) probes
 	rm -f $(BUILD)/records.jsonl
 	SBX=$(abspath $(SBX)) SBX_PROBES=$(abspath $(BUILD))/probes SBX_SRC=$(CURDIR) \
+		SBX_SIM=$(abspath $(SIM_BIN)) \
 		SBX_RECORDS=$(abspath $(BUILD))/records.jsonl $(INTEG_BIN) --jobs=2 \
 		--tap=$(BUILD)/integration.tap $(INTEG_ARGS); rc=$$?; \
 		grep '# SKIP' $(BUILD)/integration.tap | sed 's/^ok - /skipped: /'; exit $$rc
@@ -140,7 +148,12 @@ asan:
 deps:
 	@sh tools/deps.sh $(DEB_PKGS)
 
-demo: deps sbx
+# Each step in its own make: pkg-config is read when make reads this file,
+# so the build must start after deps installed the -dev packages (one make
+# with "demo: deps sbx" linked without -lcjson on a fresh machine).
+demo:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory sbx
 	./sbx run --lang py examples/hello.py
 
 fuzz:

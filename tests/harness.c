@@ -139,13 +139,17 @@ static void remove_scope(const char *scope)
 static void child_exec(const struct sbx_opts *o, const char *const argv[],
 		       int in, int out, int err, const char *scope)
 {
-	size_t n = 0;
+	size_t n = 0, np = 0;
 
 	while (argv[n])
 		n++;
-	const char **full = calloc(n + 2, sizeof(*full));
-	full[0] = sbx_path();
-	memcpy(full + 1, argv, n * sizeof(*full));
+	while (o && o->prefix && o->prefix[np])
+		np++;
+	const char **full = calloc(np + n + 2, sizeof(*full));
+	if (np)
+		memcpy(full, o->prefix, np * sizeof(*full));
+	full[np] = sbx_path();
+	memcpy(full + np + 1, argv, n * sizeof(*full));
 	dup2(in, 0);
 	dup2(out, 1);
 	dup2(err, 2);

@@ -28,6 +28,7 @@ struct sbx_opts {
 	 * -p Delegate=yes` would (created and joined before exec, removed
 	 * after); NULL: $SBX_TEST_SCOPES/t-PID-N.scope when that is set */
 	const char *cgroup_scope;
+	const char *const *prefix; /* exec PREFIX... SBX ARGV... (a launcher: sbx-sim) */
 };
 
 struct sbx_result {

@@ -2,10 +2,12 @@
 #include "base/err.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 
 int err_set(struct sbx_err *err, enum err_kind kind, int sys_errno,
 	    const char *fmt, ...)
@@ -95,4 +97,29 @@ const char *err_suggest(const char *word, const char *const *names, size_t n)
 		if (strncmp(names[i], word, len) == 0)
 			return names[i];
 	return NULL;
+}
+
+int err_resource(struct sbx_err *err, const char *what, int e)
+{
+	if (e == EMFILE)
+		return err_set(err, ERR_SETUP, e, "%s: %s: sbx's open-file limit is used "
+			       "up: raise it (ulimit -n 1024) or close what the caller leaks",
+			       what, strerror(e));
+	if (e == ENFILE)
+		return err_set(err, ERR_SETUP, e, "%s: %s: the host's open-file table is "
+			       "full (fs.file-max): retry later", what, strerror(e));
+	if (e == EAGAIN) {
+		struct rlimit rl = { 0 };
+		char cur[24] = "unlimited";
+
+		if (getrlimit(RLIMIT_NPROC, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+			snprintf(cur, sizeof(cur), "%llu", (unsigned long long)rl.rlim_cur);
+		err_set(err, ERR_SETUP, e, "%s: %s: too many processes for this user "
+			"(ulimit -u is %s; a jail needs at least 2 more than you run) or "
+			"on the host: raise it (ulimit -u 256) or retry later", what,
+			strerror(e), cur);
+		err->retryable = true;
+		return -1;
+	}
+	return err_set(err, ERR_SETUP, e, "%s: %s", what, strerror(e));
 }

@@ -36,6 +36,12 @@ int err_prefix(struct sbx_err *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /*
+ * WHAT failed with E; for EMFILE, ENFILE and EAGAIN (processes) the message
+ * names the limit that ran out and the ulimit that raises it.  Returns -1.
+ */
+int err_resource(struct sbx_err *err, const char *what, int e);
+
+/*
  * The name in NAMES nearest to WORD ("memroy_mb" -> "memory_mb", "--tme" ->
  * "--time"): case-insensitive edit distance within a bound that grows with
  * the word, or a candidate WORD is a prefix of; NULL when none is close.

@@ -42,7 +42,7 @@ struct check {
 	bool required; /* needed by `sbx run` with the default policy */
 	enum doctor_state state;
 	char detail[256];
-	char fix[512];
+	char fix[1024];
 };
 
 /* ---------- the checks and their fixes ---------- */
@@ -160,21 +160,35 @@ static const struct check_def check_defs[] = {
 	{ "openat2", false, probe_openat2, fix_optional },
 };
 
-#define NCHECKS (sizeof(check_defs) / sizeof(check_defs[0]))
+#define NDEFS (sizeof(check_defs) / sizeof(check_defs[0]))
+#define NCHECKS (NDEFS + 1)
+
+/* checks[0]: `sbx run` itself on /bin/true, the verdict run would give. */
+static bool trial_check(struct check *c)
+{
+	struct doctor_trial t = { "", "" };
+
+	c->name = "sbx run";
+	c->required = true;
+	c->state = doctor_trial_run(&t);
+	doctor_fmt(c->detail, sizeof(c->detail), "%s", t.detail);
+	doctor_fmt(c->fix, sizeof(c->fix), "%s", t.fix);
+	return c->state == DOC_OK;
+}
 
 static bool run_checks(struct check *checks)
 {
-	bool ok = true;
-	size_t i;
+	bool ok = trial_check(&checks[0]);
+	struct check *userns = &checks[1];
 
-	for (i = 0; i < NCHECKS; i++) {
-		struct check *c = &checks[i];
+	for (size_t i = 0; i < NDEFS; i++) {
+		struct check *c = &checks[i + 1];
 
 		c->name = check_defs[i].name;
 		c->required = check_defs[i].required;
 		c->state = probe_run(check_defs[i].probe, c->detail, sizeof(c->detail));
 		if (check_defs[i].fix == fix_inside_userns && c->state != DOC_OK &&
-		    checks[0].state != DOC_OK)
+		    userns->state != DOC_OK)
 			doctor_fmt(c->fix, sizeof(c->fix), "needs user namespaces: fix that first");
 		else
 			check_defs[i].fix(c);

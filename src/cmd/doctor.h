@@ -26,6 +26,13 @@ void doctor_fmt(char *buf, size_t len, const char *f, ...)
 /* Read a small integer from a /proc file; -1 when absent or unreadable. */
 long doctor_read_long(const char *path);
 
+/* The "sbx run" check (doctor_trial.c): a trial run through cmd_run. */
+struct doctor_trial {
+	char detail[256];
+	char fix[1024]; /* the run's own message when it failed */
+};
+enum doctor_state doctor_trial_run(struct doctor_trial *t);
+
 /* The probes, one per check (the names say which feature). */
 enum doctor_state probe_userns(char *detail, size_t len);
 enum doctor_state probe_mount(char *detail, size_t len);

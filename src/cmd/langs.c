@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/ids.h"
 #include "base/argv.h"
 #include "cmd/commands.h"
 #include "cmd/help.h"
@@ -93,7 +94,7 @@ static char *probe_version(const struct policy *p)
 	req.envp = policy_env(p);
 	result_init(&res);
 	/* run by root, the probe is a jail like any other: a uid of its own */
-	if (geteuid() == 0 && uidrange_acquire(&lease, &err) == 0) {
+	if (ids_host_root() && uidrange_acquire(&lease, &err) == 0) {
 		req.host_uid = lease.uid;
 		req.host_gid = lease.gid;
 	}

@@ -40,6 +40,7 @@
 #include "jail/uidrange.h"
 #include "lang/lang.h"
 #include "lang/preset.h"
+#include "jail/jail.h"
 #include "record/result.h"
 #include "supervise/supervise.h"
 #include "workspace/workspace.h"
@@ -131,7 +132,7 @@ static void request_workspace(struct run_ctx *c, struct run_request *req)
  */
 static int take_host_ids(struct run_ctx *c, struct sbx_err *err)
 {
-	if (geteuid() != 0) {
+	if (!ids_host_root()) { /* uid 0 of a user namespace is an ordinary caller (base/ids.h) */
 		c->res.host_uid = geteuid();
 		c->res.host_gid = getegid();
 		return 0;
@@ -291,13 +292,33 @@ static int prepare(struct run_ctx *c, int argc, char **argv, struct sbx_err *err
 		return -1;
 	if (env_build(&c->policy, &c->envp, err) < 0 || open_out_dir(c, err) < 0)
 		return -1;
+	/* the jail needs its own /proc: say that, not a workspace symptom of it */
+	if (jail_check_own_proc(err) < 0)
+		return -1;
 	return prepare_workspace(c, err);
 }
 
-static void fail_result(struct run_ctx *c, const struct sbx_err *err)
+/* A step that ran out of fds or processes: name the ulimit, whichever step. */
+static void name_the_limit(struct sbx_err *err)
+{
+	struct sbx_err hint = { 0 };
+	size_t n = strlen(err->msg), tail = strlen(strerror(err->sys_errno)) + 2;
+	int e = err->sys_errno;
+
+	if ((e != EMFILE && e != ENFILE && e != EAGAIN) || strstr(err->msg, "ulimit"))
+		return;
+	if (n > tail && !strcmp(err->msg + n - tail + 2, strerror(e)))
+		err->msg[n - tail] = '\0'; /* err_resource says the errno itself */
+	err_resource(&hint, err->msg, e);
+	snprintf(err->msg, sizeof(err->msg), "%s", hint.msg);
+	err->retryable = err->retryable || hint.retryable;
+}
+
+static void fail_result(struct run_ctx *c, struct sbx_err *err)
 {
 	struct result *r = &c->res;
 
+	name_the_limit(err);
 	r->status = err->kind == ERR_SETUP ? ST_SETUP_ERROR : ST_CONFIG_ERROR;
 	r->retryable = err->kind == ERR_SETUP && err->retryable;
 	snprintf(r->message, sizeof(r->message), "%.511s", err->msg);
@@ -357,6 +378,7 @@ static void adopt_compile_failure(struct run_ctx *c)
 	r->output_truncated = cr->output_truncated;
 	memcpy(r->enforced_by, cr->enforced_by, sizeof(r->enforced_by));
 	r->cgroup = cr->cgroup;
+	r->jail_started = cr->jail_started;
 	r->cgroup_oom = cr->cgroup_oom;
 	r->exit_status = cr->exit_status;
 	r->stage = "compile";
@@ -470,7 +492,7 @@ static void collect_files(struct run_ctx *c)
 	if (c->out_fd >= 0)
 		(void)art_copy_out(c->res.files, c->ws.dirfd, c->out_fd, c->opts.out_dir,
 				   art_out_budget(policy_limit(&c->policy, LIM_FILE_SIZE_MB)),
-				   geteuid() == 0 ? c->lease.uid : geteuid());
+				   ids_host_root() ? c->lease.uid : geteuid());
 }
 
 static void free_stages(struct run_ctx *c)

@@ -425,7 +425,7 @@ __attribute__((noreturn)) static void start_target(const struct jail_plan *plan,
 		target_main(plan, report[1]);
 	}
 	if (pid < 0) {
-		err_set(&err, ERR_SETUP, errno, "fork of the target: %s", strerror(errno));
+		err_resource(&err, "fork of the target", errno);
 		setup_failed(plan, &err);
 	}
 	close(report[1]);

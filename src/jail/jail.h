@@ -79,4 +79,13 @@ int jail_check_not_setuid(struct sbx_err *err);
  */
 int jail_check_own_proc(struct sbx_err *err);
 
+/*
+ * After the jail's clone(FLAGS) of the jail failed with E; find which namespace
+ * and which mechanism refused it, and fill ERR with that and its fix.
+ * jail_diagnose_resource: WHAT failed with E (EMFILE, ENFILE, EAGAIN):
+ * name the limit and the ulimit that raises it.  Both return -1.
+ */
+int jail_diagnose_clone(int flags, int e, struct sbx_err *err);
+int jail_diagnose_resource(const char *what, int e, struct sbx_err *err);
+
 #endif

@@ -67,7 +67,9 @@ static int check_nspid(int procfd, struct sbx_err *err)
 	long pid;
 
 	if (read_small(procfd, "self/status", status, sizeof(status)) < 0)
-		return foreign_proc(err, "(none)");
+		return errno == EMFILE || errno == ENFILE
+			? err_resource(err, "reading /proc/self/status", errno)
+			: foreign_proc(err, "(none)");
 	line = strstr(status, "\nNSpid:");
 	if (!line)
 		return err_set(err, ERR_SETUP, ENOENT,
@@ -92,6 +94,8 @@ int ownproc_open(struct sbx_err *err)
 	int fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	struct statfs sfs;
 
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE))
+		return err_resource(err, "open /proc", errno);
 	if (fd < 0)
 		return err_set(err, ERR_SETUP, errno,
 			       "open /proc: %s (sbx needs a procfs mounted for its "

@@ -7,6 +7,7 @@
  * has no valid uid inside its user namespace.  The maps are written through
  * /proc only once ownproc.c has checked it is this pid namespace's.
  */
+#include "base/ids.h"
 #include "jail/internal.h"
 #include "jail/seccomp.h"
 
@@ -42,28 +43,6 @@ int jail_check_not_setuid(struct sbx_err *err)
 			       "'chmod u-s,g-s' on the binary",
 			       getuid(), geteuid(), getgid(), getegid());
 	return 0;
-}
-
-static int clone_error(struct sbx_err *err, int e)
-{
-	if (e == EAGAIN) {
-		err_set(err, ERR_SETUP, e,
-			"clone: %s (too many processes for this user right now; "
-			"retry later)", strerror(e));
-		err->retryable = true;
-		return -1;
-	}
-	if (e == EPERM || e == ENOSPC || e == EINVAL || e == EUSERS)
-		return err_set(err, ERR_SETUP, e,
-			       "clone(CLONE_NEWUSER): %s: unprivileged user "
-			       "namespaces are not available. Enable them with "
-			       "'sysctl user.max_user_namespaces=15000', "
-			       "'sysctl kernel.unprivileged_userns_clone=1' "
-			       "(Debian/older kernels) or 'sysctl "
-			       "kernel.apparmor_restrict_unprivileged_userns=0' "
-			       "(Ubuntu >= 23.10); 'sbx doctor' checks this host",
-			       strerror(e));
-	return err_set(err, ERR_SETUP, e, "clone: %s", strerror(e));
 }
 
 /*
@@ -199,9 +178,9 @@ static int finish_parent(struct jail_plan *plan, int procfd, pid_t pid, int pidf
 static int make_channels(int sv[2], int sync[2], struct sbx_err *err)
 {
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-		return err_set(err, ERR_SETUP, errno, "socketpair: %s", strerror(errno));
+		return err_resource(err, "socketpair", errno);
 	if (pipe2(sync, O_CLOEXEC) < 0) {
-		err_set(err, ERR_SETUP, errno, "pipe2: %s", strerror(errno));
+		err_resource(err, "pipe2", errno);
 		close(sv[0]);
 		close(sv[1]);
 		return -1;
@@ -222,7 +201,7 @@ int jail_spawn(const struct jail_spec *spec, struct jail *out, struct sbx_err *e
 {
 	struct jail_plan plan = {
 		.spec = spec, .policy = spec->policy,
-		.host_root = geteuid() == 0, .ws_tree = -1,
+		.host_root = ids_host_root(), .ws_tree = -1,
 		.vlog = { .on = spec->verbose, .who = "", .t0_ns = monotonic_ns() },
 	};
 	int sv[2], sync[2], pidfd = -1, procfd, rc, e;
@@ -267,7 +246,7 @@ int jail_spawn(const struct jail_spec *spec, struct jail *out, struct sbx_err *e
 		close(procfd);
 		close(sv[0]);
 		close(sync[1]);
-		return clone_error(err, e);
+		return jail_diagnose_clone(clone_flags(spec), e, err);
 	}
 	rc = finish_parent(&plan, procfd, pid, pidfd, sv[0], sync[1], out, err);
 	close(procfd);

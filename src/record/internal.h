@@ -9,6 +9,9 @@
 #define SBX_RECORD_INTERNAL_H
 
 #include <stdbool.h>
+#include <stdint.h>
+
+#include "policy/policy.h"
 
 struct cJSON;
 struct artifacts;
@@ -20,5 +23,11 @@ bool record_add(struct cJSON *o, const char *key, struct cJSON *item);
 /* Add "files" and, when a scan was incomplete, "artifact_truncation" of A
  * to O.  False only on out of memory. */
 bool record_add_files(struct cJSON *o, const struct artifacts *a);
+
+/* limits.c: limit ID as it applied, the stricter of P's and sbx's own
+ * inherited rlimit; and one "clamped" entry ("by": "ulimit") in ARR for
+ * each limit an inherited rlimit lowered (false on out of memory). */
+uint64_t record_applied_limit(const struct policy *p, enum limit_id id);
+bool record_add_ulimit_clamps(struct cJSON *arr, const struct policy *p);
 
 #endif

@@ -184,12 +184,17 @@ static cJSON *clamped_json(const struct policy *p)
 		if (!o || (unsigned)c->id >= LIM_COUNT ||
 		    !cJSON_AddStringToObject(o, "limit", limit_names[c->id]) ||
 		    !record_add(o, "requested", limit_value(c->requested)) ||
-		    !record_add(o, "effective", limit_value(c->effective))) {
+		    !record_add(o, "effective", limit_value(c->effective)) ||
+		    !cJSON_AddStringToObject(o, "by", "max_limits")) {
 			cJSON_Delete(o);
 			cJSON_Delete(arr);
 			return NULL;
 		}
 		cJSON_AddItemToArray(arr, o);
+	}
+	if (arr && !record_add_ulimit_clamps(arr, p)) {
+		cJSON_Delete(arr);
+		return NULL;
 	}
 	return arr;
 }
@@ -219,7 +224,7 @@ static cJSON *limits_json(const struct result *r)
 		return cJSON_CreateNull();
 	o = cJSON_CreateObject();
 	for (int id = 0; o && id < LIM_COUNT; id++) {
-		if (!record_add(o, limit_names[id], limit_value(policy_limit(p, id)))) {
+		if (!record_add(o, limit_names[id], limit_value(record_applied_limit(p, id)))) {
 			cJSON_Delete(o);
 			return NULL;
 		}
@@ -267,7 +272,8 @@ static cJSON *isolation_json(const struct result *r)
 	o = cJSON_CreateObject();
 	/* the filter is loaded last before exec: only a run whose program
 	 * started (wall_ms measured) had one; a config-error built nothing */
-	if (!o || !record_add(o, "namespaces", namespaces_json(r, p)) ||
+	if (!o || !record_add(o, "namespaces", r->jail_started ? namespaces_json(r, p)
+							      : cJSON_CreateArray()) ||
 	    !cJSON_AddNumberToObject(o, "uid", p->uid) ||
 	    !cJSON_AddNumberToObject(o, "gid", p->gid) ||
 	    !record_add(o, "host_uid", r->host_uid < 0 ? cJSON_CreateNull()

@@ -65,6 +65,7 @@ struct result {
 
 	enum enforcement enforced_by[LIM_COUNT];
 	bool cgroup;             /* a cgroup was used for this run */
+	bool jail_started;       /* the namespaces were made (clone succeeded) */
 	bool cgroup_oom;         /* memory.events oom_kill rose */
 	int64_t host_uid, host_gid; /* the jail's ids on the host; -1 = none yet */
 

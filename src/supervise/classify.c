@@ -8,8 +8,8 @@
  * evidence and is never guessed from a bare SIGKILL (requirements item 15).
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -338,6 +338,29 @@ static void note_copy_errors(struct sup *s)
 	}
 }
 
+/* sbx's own stdout/stderr failed: the record says so (nothing is lost quietly). */
+static void note_dest_errors(struct sup *s)
+{
+	struct result *r = s->res;
+
+	for (int i = 0; i < 2; i++) {
+		const struct out_stream *o = &s->out[i];
+		size_t len = strlen(r->message);
+
+		if (!o->dest.dead || !o->dest.error || len >= sizeof(r->message) - 1)
+			continue;
+		if (o->reader_gone)
+			snprintf(r->message + len, sizeof(r->message) - len, "; sbx's %s: "
+				 "the reader went away (%s): the program's %s was closed, "
+				 "as in a shell pipeline", o->name, strerror(o->dest.error),
+				 o->name);
+		else
+			snprintf(r->message + len, sizeof(r->message) - len, "; sbx's %s: "
+				 "write failed: %s (%" PRIu64 " of %" PRIu64 " bytes delivered)",
+				 o->name, strerror(o->dest.error), o->delivered, o->bytes);
+	}
+}
+
 void sup_classify(struct sup *s)
 {
 	struct result *r = s->res;
@@ -365,4 +388,5 @@ void sup_classify(struct sup *s)
 		classify_exit(s);
 	}
 	note_copy_errors(s);
+	note_dest_errors(s);
 }

@@ -60,6 +60,10 @@ static int pump_output(struct sup *s, int i)
 		return -1;
 	if (r == PUMP_EOF)
 		out_stream_close_src(&s->out[i], s->epfd);
+	if (r == PUMP_MORE && relay_reader_gone(&s->out[i])) {
+		s->out[i].reader_gone = true;
+		out_stream_close_src(&s->out[i], s->epfd);
+	}
 	if (r == PUMP_TRUNCATED) {
 		s->output_limited = true;
 		sup_kill_init(s); /* output-limit: the policy says kill (spec §5) */

@@ -298,6 +298,12 @@ static void sink_put(struct out_stream *s, struct out_sink *k, const unsigned ch
 	k->waiting = true;
 }
 
+bool relay_reader_gone(const struct out_stream *s)
+{
+	return s->dest.fd >= 0 && s->dest.dead && s->dest.error == EPIPE &&
+	       s->copy.fd < 0 && !s->capture;
+}
+
 bool relay_sink_waiting(const struct out_sink *k)
 {
 	return k->fd >= 0 && !k->dead && k->waiting;

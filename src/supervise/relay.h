@@ -64,6 +64,8 @@ struct out_stream {
 	uint64_t delivered; /* bytes the sinks took (reader progress) */
 	uint64_t delivered_seen; /* delivered at the last relay_progressed() */
 	bool crossed;       /* this stream carried the first byte past the limit */
+	bool reader_gone;   /* dest broke (EPIPE), nothing else wanted the bytes:
+			     * src was closed, the program gets SIGPIPE */
 };
 
 struct out_budget {
@@ -101,6 +103,15 @@ void relay_flush(struct out_stream *s, struct out_sink *k);
 bool relay_holding(const struct out_stream *s);
 /* Whether a sink took bytes since the last call (a slow reader, not a stalled one). */
 bool relay_progressed(struct out_stream *s);
+/*
+ * Whether the reader of S's destination went away (EPIPE) and no other
+ * sink (capture, --stdout/--stderr FILE) wants the bytes: then the loop
+ * closes S->src, and the program's next write ends it with SIGPIPE, as a
+ * shell pipeline (`sbx run -- yes | head -1`) would, instead of running on
+ * into the output limit with every byte dropped.
+ */
+bool relay_reader_gone(const struct out_stream *s);
+
 /* The close deadline passed: drop what could not be delivered. */
 void relay_abandon(struct out_stream *s);
 

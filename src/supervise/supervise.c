@@ -190,6 +190,7 @@ static int spawn(struct sup *s, int fds[3])
 	if (rc != 0)
 		return -1;
 	s->jail_up = true;
+	s->res->jail_started = true;
 	s->dl_setup = monotonic_ns() + SETUP_TIMEOUT_NS;
 	vlog_line(&s->vlog, "jail spawned (init pid %d)", (int)s->jail.init_pid);
 	return 0;

@@ -5,6 +5,7 @@
  * jail's tmpfs, filled at CTL_READY through the supervisor's descriptor.
  * Copy-in goes by descriptor.
  */
+#include "base/ids.h"
 #include "workspace/workspace.h"
 
 #include <errno.h>
@@ -237,7 +238,7 @@ int workspace_attach(struct workspace *ws, int mnt_fd, uint32_t host_uid,
 {
 	/* run by root: the tmpfs belongs to the jail's user namespace, where
 	 * root is not mapped (EOVERFLOW): create as the jail's host uid */
-	bool as_jail = geteuid() == 0;
+	bool as_jail = ids_host_root();
 	int rc = 0;
 
 	ws->mnt_fd = mnt_fd;

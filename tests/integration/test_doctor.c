@@ -160,6 +160,8 @@ static int doctor_as(const struct passwd *pw, const char *sbx, char **out)
 		alarm(30);
 		if (chdir("/") || setgroups(0, NULL) || setgid(pw->pw_gid) || setuid(pw->pw_uid))
 			_exit(120);
+		/* as su would: doctor's trial run reads the user's own policies */
+		setenv("HOME", pw->pw_dir, 1);
 		execl(sbx, sbx, "doctor", "--json", (char *)NULL);
 		_exit(127);
 	}

@@ -1,0 +1,236 @@
+/*
+ * diagnose.c - after the jail's clone() failed: which namespace refused,
+ * which mechanism refused it, and the one fix that works there.
+ *
+ * One errno covers many causes (EPERM: a seccomp filter, the Debian
+ * sysctl, an unmapped uid; ENOSPC: any of seven per-namespace counts), so
+ * the message is found by experiment: clone() with CLONE_NEWUSER alone,
+ * then with each other namespace flag, each in a child that exits at once
+ * (the same syscall the jail uses), unshare() for comparison, and the
+ * signs of the surrounding sandbox (/.dockerenv, /run/.containerenv, the
+ * seccomp mode in /proc/self/status, an sbx-init as pid 1, the sysctls).
+ * Nothing here changes the host; the verdict is the message of run's
+ * setup error and of doctor's "jail" check alike.
+ */
+#include "jail/internal.h"
+#include "base/ids.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const struct ns_kind {
+	int flag;
+	const char *name;   /* as the record names it */
+	const char *count;  /* its /proc/sys/user limit */
+	const char *config; /* the kernel option */
+} ns_kinds[] = {
+	{ CLONE_NEWUSER, "user", "max_user_namespaces", "CONFIG_USER_NS" },
+	{ CLONE_NEWNS, "mount", "max_mnt_namespaces", "CONFIG_NAMESPACES" },
+	{ CLONE_NEWPID, "pid", "max_pid_namespaces", "CONFIG_PID_NS" },
+	{ CLONE_NEWNET, "net", "max_net_namespaces", "CONFIG_NET_NS" },
+	{ CLONE_NEWIPC, "ipc", "max_ipc_namespaces", "CONFIG_IPC_NS" },
+	{ CLONE_NEWUTS, "uts", "max_uts_namespaces", "CONFIG_UTS_NS" },
+	{ CLONE_NEWCGROUP, "cgroup", "max_cgroup_namespaces", "CONFIG_CGROUPS" },
+};
+
+#define SECCOMP_FIX \
+	"allow clone, unshare, mount, umount2, pivot_root and setns in the container's " \
+	"seccomp profile: docker/podman run --security-opt " \
+	"seccomp=contrib/engines/seccomp-sbx.json (or add {\"names\":[\"clone\",\"unshare\"," \
+	"\"mount\",\"umount2\",\"pivot_root\",\"setns\"],\"action\":\"SCMP_ACT_ALLOW\"} " \
+	"to yours); Kubernetes: securityContext.seccompProfile {type: Localhost, " \
+	"localhostProfile: sbx.json} (contrib/engines/kubernetes-job.yaml); or run sbx " \
+	"on the host"
+#define APPARMOR_FIX \
+	"on Ubuntu >= 23.10 'sysctl kernel.apparmor_restrict_unprivileged_userns=1' " \
+	"confines user namespaces: load sbx's profile (sudo install -m 0644 " \
+	"contrib/apparmor/sbx /etc/apparmor.d/sbx && sudo apparmor_parser -r " \
+	"/etc/apparmor.d/sbx)"
+
+/* clone(FLAGS) in a child that exits at once: 0 or the errno. */
+static int try_clone(int flags)
+{
+	pid_t pid = syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, 0);
+
+	if (pid == 0)
+		_exit(0);
+	if (pid < 0)
+		return errno;
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	return 0;
+}
+
+/* unshare(FLAGS) in a forked child: 0, its errno, or -1 (no fork). */
+static int try_unshare(int flags)
+{
+	int status = 0;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(unshare(flags) < 0 ? errno & 0x7f : 0);
+	if (pid < 0)
+		return -1;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static long read_long(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	long v = -1;
+
+	if (f && fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* The Seccomp: line of /proc/self/status (0 none, 2 filter), -1 unknown. */
+static int seccomp_mode(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[256];
+	int mode = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Seccomp: %d", &mode) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return mode;
+}
+
+/* Which sandbox sbx is in, as a phrase ("in a Docker container"), or "". */
+static const char *surroundings(void)
+{
+	char comm[32] = "";
+	FILE *f = fopen("/proc/1/comm", "re");
+
+	if (f && !fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	if (f)
+		fclose(f);
+	if (!strncmp(comm, "sbx-init", 8))
+		return " inside another sbx jail (which refuses namespaces by design)";
+	if (getenv("KUBERNETES_SERVICE_HOST"))
+		return " in a Kubernetes pod";
+	if (access("/.dockerenv", F_OK) == 0)
+		return " in a Docker container";
+	if (access("/run/.containerenv", F_OK) == 0)
+		return " in a podman container";
+	if (seccomp_mode() == 2)
+		return " under a seccomp filter (a container runtime or a sandbox)";
+	return "";
+}
+
+/* Only the user namespace: the caller, its host or its sandbox refuses it. */
+static int user_refused(int e, struct sbx_err *err)
+{
+	const char *where = surroundings();
+	long max = read_long("/proc/sys/user/max_user_namespaces");
+	int un = try_unshare(CLONE_NEWUSER);
+
+	if (!strncmp(where, " inside another sbx", 19))
+		return err_set(err, ERR_SETUP, e, "clone(CLONE_NEWUSER): %s: sbx runs%s: "
+			       "run it outside the jail", strerror(e), where);
+	if (e == EPERM && read_long("/proc/sys/kernel/unprivileged_userns_clone") == 0)
+		return err_set(err, ERR_SETUP, e, "clone(CLONE_NEWUSER): %s: unprivileged "
+			       "user namespaces are disabled: sudo sysctl -w "
+			       "kernel.unprivileged_userns_clone=1", strerror(e));
+	if (e == EPERM && geteuid() == SBX_NOBODY_ID && !ids_host_root())
+		return err_set(err, ERR_SETUP, e, "clone(CLONE_NEWUSER): %s: your uid is "
+			       "not mapped in the user namespace sbx runs in (it shows as "
+			       "65534): map it there (unshare --map-current-user, or a "
+			       "uid_map line for it)", strerror(e));
+	if (e == EPERM && seccomp_mode() == 2)
+		return err_set(err, ERR_SETUP, e, "clone(CLONE_NEWUSER): %s: a seccomp "
+			       "filter refuses new namespaces (sbx runs%s; unshare() %s): %s",
+			       strerror(e), where, un == 0 ? "is allowed, clone() is not"
+			       : "is refused too", SECCOMP_FIX);
+	if (e == ENOSPC && max == 0)
+		return err_set(err, ERR_SETUP, e, "clone(CLONE_NEWUSER): %s: "
+			       "user.max_user_namespaces is 0 here: sudo sysctl -w "
+			       "user.max_user_namespaces=15000", strerror(e));
+	if (e == ENOSPC)
+		return err_set(err, ERR_SETUP, e, "clone(CLONE_NEWUSER): %s: the count of "
+			       "user namespaces is used up here or in a parent sandbox (bwrap "
+			       "--disable-userns, a container): raise user.max_user_namespaces "
+			       "where it was lowered, or run sbx outside that sandbox", strerror(e));
+	if (e == EUSERS)
+		return err_set(err, ERR_SETUP, e, "clone(CLONE_NEWUSER): %s: user namespaces "
+			       "are nested 32 deep already (the kernel's limit): run sbx fewer "
+			       "sandboxes deep", strerror(e));
+	if (e == EINVAL)
+		return err_set(err, ERR_SETUP, e, "clone(CLONE_NEWUSER): %s: this kernel has "
+			       "no user namespaces (CONFIG_USER_NS): use a kernel built with it",
+			       strerror(e));
+	if (e == EPERM && read_long("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1)
+		return err_set(err, ERR_SETUP, e, "clone(CLONE_NEWUSER): %s: %s",
+			       strerror(e), APPARMOR_FIX);
+	return err_set(err, ERR_SETUP, e, "clone(CLONE_NEWUSER): %s: the kernel or a "
+		       "security module refuses user namespaces%s (is sbx chrooted? chroot "
+		       "forbids them); 'sbx doctor' shows the details", strerror(e), where);
+}
+
+/* The user namespace works but NS with it does not. */
+static int other_refused(const struct ns_kind *ns, int e, struct sbx_err *err)
+{
+	char path[64];
+	long max;
+
+	snprintf(path, sizeof(path), "/proc/sys/user/%s", ns->count);
+	max = read_long(path);
+	if (e == ENOSPC)
+		return err_set(err, ERR_SETUP, e, "clone(CLONE_NEWUSER|%s namespace): %s: "
+			       "the %s namespace count is used up (user.%s is %ld in this or "
+			       "a parent user namespace): sudo sysctl -w user.%s=15000 where "
+			       "it was lowered", ns->name, strerror(e), ns->name, ns->count,
+			       max, ns->count);
+	if (e == EINVAL)
+		return err_set(err, ERR_SETUP, e, "clone(CLONE_NEWUSER|%s namespace): %s: "
+			       "this kernel has no %s namespaces (%s)", ns->name,
+			       strerror(e), ns->name, ns->config);
+	if (e == EPERM && seccomp_mode() == 2)
+		return err_set(err, ERR_SETUP, e, "clone(CLONE_NEWUSER|%s namespace): %s: "
+			       "a seccomp filter refuses it (sbx runs%s): %s", ns->name,
+			       strerror(e), surroundings(), SECCOMP_FIX);
+	return err_set(err, ERR_SETUP, e, "clone(CLONE_NEWUSER|%s namespace): %s: the "
+		       "kernel or a security module refuses %s namespaces inside a user "
+		       "namespace%s", ns->name, strerror(e), ns->name, surroundings());
+}
+
+int jail_diagnose_clone(int flags, int e, struct sbx_err *err)
+{
+	int eu = try_clone(CLONE_NEWUSER), again;
+
+	if (eu == EAGAIN || e == EAGAIN)
+		return err_resource(err, "clone", EAGAIN);
+	if (eu)
+		return user_refused(eu, err);
+	for (size_t i = 1; i < sizeof(ns_kinds) / sizeof(ns_kinds[0]); i++) {
+		int en;
+
+		if (!(flags & ns_kinds[i].flag))
+			continue;
+		en = try_clone(CLONE_NEWUSER | ns_kinds[i].flag);
+		if (en)
+			return other_refused(&ns_kinds[i], en, err);
+	}
+	again = try_clone(flags & ~CLONE_PIDFD);
+	err_set(err, ERR_SETUP, e, "clone (new namespaces): %s; each namespace on its own "
+		"%s: %s", strerror(e), again ? "works, only all together fail" : "works now",
+		again ? "'sbx doctor' shows the details" : "retry");
+	err->retryable = again == 0;
+	return -1;
+}

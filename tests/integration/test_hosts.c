@@ -1,0 +1,301 @@
+/*
+ * test_hosts.c - sbx where jail runners break, and doctor saying the same.
+ *
+ * Each test puts sbx in one simulated environment with the launcher
+ * tests/sim/sbx-sim.c (Docker's seccomp profile, a filter on unshare only
+ * or on namespace clone only, a user namespace mapping one uid, each
+ * max_*_namespaces at 0 in a user namespace of our own, no /proc, a full
+ * or read-only TMPDIR, stdio closed, SIGCHLD ignored, low ulimit -n / -u),
+ * runs `sbx run -r FILE -- /bin/true` and `sbx doctor --json` there, and
+ * checks: the exit status and the record's status; that the message names
+ * the feature that refused and a fix that works there; and that doctor's
+ * verdict is run's (its "sbx run" check carries run's message).  Runs as
+ * root and as an ordinary user (make check in the staged copy).
+ */
+#include <cjson/cJSON.h>
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../harness.h"
+
+#define SIM_SKIP 99
+
+struct verdict {
+	int run_exit;
+	char *status;      /* the record's status, NULL when none */
+	char *message;     /* the record's message */
+	int doctor_exit;
+	bool doctor_ok;
+	char *doctor_fix;  /* the "sbx run" check's fix (run's message), or "" */
+};
+
+static const char *sim_path(void)
+{
+	const char *p = getenv("SBX_SIM");
+
+	return p ? p : "build/tests/sbx-sim";
+}
+
+static char *slurp(const char *path)
+{
+	char *buf = calloc(1, 65536);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, 65535) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* The record sbx wrote to PATH, also kept for the schema check. */
+static void read_record(const char *path, struct verdict *v)
+{
+	char *text = slurp(path);
+	cJSON *rec = text ? cJSON_Parse(text) : NULL;
+	const char *log = getenv("SBX_RECORDS");
+
+	v->status = rec ? strdup(cJSON_GetStringValue(cJSON_GetObjectItem(rec, "status"))) : NULL;
+	v->message = rec ? strdup(cJSON_GetStringValue(cJSON_GetObjectItem(rec, "message"))) : NULL;
+	if (rec && log) {
+		char *flat = cJSON_PrintUnformatted(rec);
+		FILE *f = fopen(log, "ae");
+
+		if (f && flat)
+			fprintf(f, "%s\n", flat);
+		if (f)
+			fclose(f);
+		free(flat);
+	}
+	cJSON_Delete(rec);
+	free(text);
+}
+
+static void read_doctor(const char *json, struct verdict *v)
+{
+	cJSON *root = cJSON_Parse(json), *c;
+
+	v->doctor_ok = cJSON_IsTrue(cJSON_GetObjectItem(root, "ok"));
+	v->doctor_fix = strdup("");
+	cJSON_ArrayForEach(c, cJSON_GetObjectItem(root, "checks")) {
+		const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(c, "name"));
+		const char *fix = cJSON_GetStringValue(cJSON_GetObjectItem(c, "fix"));
+
+		if (name && !strcmp(name, "sbx run") && fix) {
+			free(v->doctor_fix);
+			v->doctor_fix = strdup(fix);
+		}
+	}
+	cJSON_Delete(root);
+}
+
+/* The record goes beside the binary under test: the sims hide TMPDIR. */
+static char *record_dir(void)
+{
+	char *dir = xasprintf("%s", sbx_path()), *slash = strrchr(dir, '/');
+	char *tmpl;
+
+	if (slash)
+		*slash = '\0';
+	tmpl = xasprintf("%s/hosts.XXXXXX", slash ? dir : ".");
+	free(dir);
+	dir = tmpl;
+	cr_assert_not_null(mkdtemp(dir), "mkdtemp %s: %s", dir, strerror(errno));
+	return dir;
+}
+
+/* sbx run and sbx doctor under sbx-sim SETTINGS; SKIP when the sim cannot be made. */
+static void judge(const char *const *settings, struct verdict *v)
+{
+	const char *pre[16] = { sim_path() };
+	char *dir = record_dir(), *rec = xasprintf("%s/record.json", dir);
+	struct sbx_opts o = { .no_record = true, .prefix = pre, .cwd = "/", .deadline_s = 90 };
+	struct sbx_result r;
+	size_t n = 1;
+
+	chmod(dir, 0777); /* the record is written by sbx, maybe as uid 0 of a userns */
+	while (*settings && n < 14)
+		pre[n++] = *settings++;
+	pre[n] = "--";
+	sbx_run(&r, &o, SBX_ARGV("run", "-r", rec, "--", "/bin/true"));
+	if (r.exit_status == SIM_SKIP)
+		cr_skip_test("SKIP: the simulation cannot be made here: %s", r.err);
+	v->run_exit = r.exit_status;
+	/* SANITIZE=1: without /proc LeakSanitizer cannot run (nor read
+	 * ASAN_OPTIONS, which it takes from /proc/self/environ) and turns
+	 * sbx's exit into 1 after sbx wrote its record; judge the record */
+	if (r.exit_status == 1 && strstr(r.err, "LeakSanitizer has encountered a fatal error"))
+		v->run_exit = 125;
+	read_record(rec, v);
+	sbx_result_free(&r);
+	sbx_run(&r, &o, SBX_ARGV("doctor", "--json"));
+	v->doctor_exit = r.exit_status;
+	read_doctor(r.out, v);
+	sbx_result_free(&r);
+	rm_tree(dir);
+	free(dir);
+	free(rec);
+}
+
+static void verdict_free(struct verdict *v)
+{
+	free(v->status);
+	free(v->message);
+	free(v->doctor_fix);
+}
+
+/* Run works there, and doctor says so. */
+static void expect_ok(const char *const *settings)
+{
+	struct verdict v = { 0 };
+
+	judge(settings, &v);
+	cr_assert_eq(v.run_exit, 0, "run exit %d: %s", v.run_exit, v.message);
+	cr_assert_str_eq(v.status ? v.status : "(none)", "ok");
+	cr_assert(v.doctor_ok && v.doctor_exit == 0, "run works but doctor says no "
+		  "(exit %d, fix: %s)", v.doctor_exit, v.doctor_fix);
+	verdict_free(&v);
+}
+
+/* Run fails with a setup error naming WHAT and FIX, and doctor gives that. */
+static void expect_refused(const char *const *settings, const char *what, const char *fix)
+{
+	struct verdict v = { 0 };
+
+	judge(settings, &v);
+	cr_assert_eq(v.run_exit, 125, "run exit %d: %s", v.run_exit, v.message);
+	cr_assert_str_eq(v.status ? v.status : "(none)", "setup-error");
+	cr_assert(strstr(v.message, what), "the message does not name '%s': %s", what, v.message);
+	cr_assert(strstr(v.message, fix), "the message does not give '%s': %s", fix, v.message);
+	cr_assert(!v.doctor_ok && v.doctor_exit == 1, "run fails but doctor exit %d, ok %d",
+		  v.doctor_exit, v.doctor_ok);
+	cr_assert(strstr(v.doctor_fix, what) && strstr(v.doctor_fix, fix),
+		  "doctor's fix is not run's: %s\nrun: %s", v.doctor_fix, v.message);
+	verdict_free(&v);
+}
+
+#define SIM(...) ((const char *const[]){ __VA_ARGS__, NULL })
+#define NEED_USERNS() do { if (!have_userns()) \
+	cr_skip_test("SKIP: unprivileged user namespaces are unavailable here"); } while (0)
+
+Test(hosts, docker_seccomp_profile_names_seccomp_and_the_profile_fix, .timeout = 240)
+{
+	NEED_USERNS();
+	expect_refused(SIM("--seccomp", "docker"), "seccomp filter refuses new namespaces",
+		       "--security-opt seccomp=");
+}
+
+Test(hosts, a_filter_on_unshare_only_does_not_stop_run_nor_doctor, .timeout = 240)
+{
+	NEED_USERNS();
+	expect_ok(SIM("--seccomp", "unshare"));
+}
+
+Test(hosts, a_filter_on_namespace_clone_only_is_named, .timeout = 240)
+{
+	NEED_USERNS();
+	expect_refused(SIM("--seccomp", "clone"), "unshare() is allowed, clone() is not",
+		       "--security-opt seccomp=");
+}
+
+/* uid 0 of a user namespace that maps one uid: a rootless container */
+Test(hosts, rootless_container_runs_jobs, .timeout = 240)
+{
+	NEED_USERNS();
+	expect_ok(SIM("--userns"));
+}
+
+Test(hosts, an_unmapped_caller_uid_is_named, .timeout = 240)
+{
+	NEED_USERNS();
+	expect_refused(SIM("--unmapped"), "your uid is not mapped", "map it there");
+}
+
+Test(hosts, max_user_namespaces_zero_names_its_sysctl, .timeout = 240)
+{
+	NEED_USERNS();
+	expect_refused(SIM("--max", "max_user_namespaces"), "user.max_user_namespaces is 0",
+		       "sysctl -w user.max_user_namespaces=");
+}
+
+/* Each other namespace count at 0: the refusing one is named, not "user". */
+Test(hosts, each_zero_namespace_count_is_named, .timeout = 600)
+{
+	static const char *const ns[][2] = {
+		{ "max_mnt_namespaces", "mount namespace" },
+		{ "max_pid_namespaces", "pid namespace" },
+		{ "max_net_namespaces", "net namespace" },
+		{ "max_ipc_namespaces", "ipc namespace" },
+		{ "max_uts_namespaces", "uts namespace" },
+		{ "max_cgroup_namespaces", "cgroup namespace" },
+	};
+
+	NEED_USERNS();
+	for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+		char *fix = xasprintf("sysctl -w user.%s=", ns[i][0]);
+
+		expect_refused(SIM("--max", ns[i][0]), ns[i][1], fix);
+		free(fix);
+	}
+}
+
+Test(hosts, no_proc_says_mount_one, .timeout = 240)
+{
+	NEED_USERNS();
+	expect_refused(SIM("--no-proc"), "/proc", "mount -t proc proc /proc");
+}
+
+/* The workspace is a tmpfs inside the jail: a read-only TMPDIR stops nothing. */
+Test(hosts, read_only_tmpdir_run_and_doctor_agree, .timeout = 240)
+{
+	NEED_USERNS();
+	expect_ok(SIM("--tmp-ro"));
+}
+
+/* Nor does a full one: run works, and doctor says so. */
+Test(hosts, full_tmp_run_and_doctor_agree, .timeout = 240)
+{
+	NEED_USERNS();
+	expect_ok(SIM("--tmp-full"));
+}
+
+Test(hosts, ignored_sigchld_changes_nothing, .timeout = 240)
+{
+	NEED_USERNS();
+	expect_ok(SIM("--sigchld-ign"));
+}
+
+Test(hosts, low_ulimit_n_names_ulimit_n, .timeout = 240)
+{
+	NEED_USERNS();
+	expect_refused(SIM("--nofile", "5"), "open-file limit", "ulimit -n");
+	expect_refused(SIM("--nofile", "12"), "open-file limit", "ulimit -n");
+}
+
+Test(hosts, ulimit_u_1_names_ulimit_u, .timeout = 240)
+{
+	NEED_USERNS();
+	expect_refused(SIM("--nproc", "1"), "too many processes", "ulimit -u");
+}
+
+/* Closed stdio: run still runs and records; doctor cannot report, says so (125). */
+Test(hosts, closed_stdio_runs_and_doctor_does_not_claim_ok, .timeout = 240)
+{
+	struct verdict v = { 0 };
+
+	NEED_USERNS();
+	judge(SIM("--close-stdio"), &v);
+	cr_assert_eq(v.run_exit, 0, "run exit %d: %s", v.run_exit, v.message);
+	cr_assert_str_eq(v.status ? v.status : "(none)", "ok");
+	cr_assert_eq(v.doctor_exit, 125, "doctor with no stdout exited %d", v.doctor_exit);
+	verdict_free(&v);
+}
