@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/ids.h"
 #include "workspace/artifacts.h"
 #include "cli/cli.h"
 #include "cmd/commands.h"
