@@ -16,6 +16,7 @@ static const struct {
 	{ "run", cmd_run },
 	{ "check", cmd_check },
 	{ "explain", cmd_explain },
+	{ "import", cmd_import },
 	{ "langs", cmd_langs },
 	{ "doctor", cmd_doctor },
 	{ "version", cmd_version }, { "--version", cmd_version }, { "-V", cmd_version },

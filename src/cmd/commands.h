@@ -11,6 +11,7 @@
 int cmd_run(int argc, char **argv);     /* src/cmd/run.c */
 int cmd_check(int argc, char **argv);   /* src/cmd/check.c */
 int cmd_explain(int argc, char **argv); /* src/cmd/check.c */
+int cmd_import(int argc, char **argv);  /* src/cmd/import.c */
 int cmd_langs(int argc, char **argv);   /* src/cmd/langs.c */
 int cmd_doctor(int argc, char **argv);  /* src/cmd/doctor.c */
 int cmd_version(int argc, char **argv); /* src/cmd/help.c */

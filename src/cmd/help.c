@@ -16,7 +16,7 @@
 #endif
 
 const char *const help_commands[] = {
-	"run", "check", "explain", "langs", "doctor", "version", "help",
+	"run", "check", "explain", "import", "langs", "doctor", "version", "help",
 };
 const unsigned help_ncommands = sizeof(help_commands) / sizeof(help_commands[0]);
 
@@ -28,6 +28,7 @@ static const char main_text[] =
 	"  run       run a command (or a --lang FILE) in a jail\n"
 	"  check     validate policy files\n"
 	"  explain   print the effective policy, each field with its origin\n"
+	"  import    translate an nsjail config into an sbx policy\n"
 	"  langs     list the language presets and whether their runtime is here\n"
 	"  doctor    report what this kernel and user allow\n"
 	"  version   print the version of sbx\n"
@@ -38,7 +39,8 @@ static const char main_text[] =
 static const char options_text[] =
 	"Policy:\n"
 	"  -p, --policy FILE|NAME   base policy, a path or a built-in/installed name\n"
-	"                           (default: default, or the --lang preset)\n"
+	"                           (default: default, or the --lang preset);\n"
+	"                           nsjail:FILE translates an nsjail config\n"
 	"  -l, --lang LANG          language preset (py, node, sh, bash, perl, ...);\n"
 	"                           auto picks one by FILE's extension\n"
 	"      --set FIELD=VALUE    override a scalar policy field, e.g.\n"
@@ -125,6 +127,18 @@ static const char check_text[] =
 	"\n"
 	"Exit status: 0 if every file is valid, 125 otherwise.\n";
 
+static const char import_text[] =
+	"Usage: sbx import nsjail FILE [-o OUT]\n"
+	"Translate the nsjail config FILE (protobuf text, nsjail.NsJailConfig) into\n"
+	"an sbx policy on stdout (or OUT).  Every line names the nsjail field it\n"
+	"came from; what sbx cannot express is listed at the end, with what sbx\n"
+	"does instead.  run and explain take -p nsjail:FILE: the same translation.\n"
+	"See sbx-nsjail(7).\n"
+	"\n"
+	"  -o, --output OUT   write the policy to OUT instead of stdout\n"
+	"\n"
+	"Exit status: 0 when FILE was translated, 125 otherwise.\n";
+
 static const char langs_text[] =
 	"Usage: sbx langs [--json]\n"
 	"List the language presets (built-in, $XDG_CONFIG_HOME/sbx, /etc/sbx): name,\n"
@@ -154,8 +168,8 @@ void help_print_main(FILE *out)
 
 void help_print_short(FILE *out)
 {
-	fputs("Usage: sbx COMMAND [ARG...]   (commands: run, check, explain, langs,\n"
-	      "       doctor, version, help)\n"
+	fputs("Usage: sbx COMMAND [ARG...]   (commands: run, check, explain, import,\n"
+	      "       langs, doctor, version, help)\n"
 	      "Try 'sbx help' for more, or 'sbx run -- /bin/echo hi'.\n", out);
 }
 
@@ -170,6 +184,8 @@ int help_print_command(const char *cmd, FILE *out)
 		fputs(options_text, out);
 	} else if (!strcmp(cmd, "check")) {
 		fputs(check_text, out);
+	} else if (!strcmp(cmd, "import")) {
+		fputs(import_text, out);
 	} else if (!strcmp(cmd, "langs")) {
 		fputs(langs_text, out);
 	} else if (!strcmp(cmd, "doctor")) {

@@ -1,7 +1,8 @@
 /*
  * parser.h - protocol-buffer text format -> a tree with positions.
  *
- * Private to src/policy/.  The lexer (lexer.c) turns bytes into tokens and
+ * Private to src/policy/ and src/import/ (nsjail configs are protobuf text
+ * too).  The lexer (lexer.c) turns bytes into tokens and
  * the parser (parser.c) builds a tree of fields; it knows nothing about the
  * schema.  Every node carries file:line:col so that schema.c can quote the
  * exact place of an error.  Both are hardened against hostile input: caps on

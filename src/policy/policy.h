@@ -174,6 +174,10 @@ void policy_free(struct policy *p);
  * The output parses back to the same policy.
  */
 int policy_write_text(const struct policy *p, FILE *out);
+/* S as a policy string literal ("..." with escapes); S inside a comment,
+ * control bytes as '?' so that a newline cannot end the comment. */
+void policy_write_string(FILE *out, const char *s);
+void policy_write_comment_text(FILE *out, const char *s);
 
 /* Field path helpers for --set: "limits.wall_time_ms=2000", "hostname=x". */
 int policy_set_field(struct policy *p, const char *assignment,

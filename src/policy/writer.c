@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static void write_string(FILE *out, const char *s)
+void policy_write_string(FILE *out, const char *s)
 {
 	fputc('"', out);
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
@@ -31,7 +31,7 @@ static void write_string(FILE *out, const char *s)
 }
 
 /* Text inside a comment: a newline in a file name must not end the comment. */
-static void write_comment_text(FILE *out, const char *s)
+void policy_write_comment_text(FILE *out, const char *s)
 {
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
 		fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, out);
@@ -45,7 +45,7 @@ static void write_origin(FILE *out, const struct origin *o)
 		return;
 	}
 	fputs("from ", out);
-	write_comment_text(out, o->option ? o->option : o->file);
+	policy_write_comment_text(out, o->option ? o->option : o->file);
 	if (!o->option && o->line > 0)
 		fprintf(out, ":%d", o->line);
 	fputc('\n', out);
@@ -62,7 +62,7 @@ static void write_scalar(FILE *out, const struct policy *p, const struct scalar_
 	case FT_STRING:
 	case FT_HOSTNAME:
 	case FT_PATH:
-		write_string(out, *(char *const *)(base + d->offset));
+		policy_write_string(out, *(char *const *)(base + d->offset));
 		break;
 	case FT_ID:
 		fprintf(out, "%u", *(const uint32_t *)(base + d->offset));
@@ -141,11 +141,11 @@ static void write_limits(FILE *out, const char *indent, const char *name,
 static void write_mount(FILE *out, const struct mount_entry *m)
 {
 	fputs("mount { dst: ", out);
-	write_string(out, m->dst);
+	policy_write_string(out, m->dst);
 	fprintf(out, " type: %s", mount_type_names[m->type]);
 	if (m->src) {
 		fputs(" src: ", out);
-		write_string(out, m->src);
+		policy_write_string(out, m->src);
 	}
 	if (m->rw)
 		fputs(" rw: true", out);
@@ -175,7 +175,7 @@ static void write_list(FILE *out, const char *indent, const char *name,
 		for (size_t k = i; k < j; k++) {
 			if (k > i)
 				fputs(", ", out);
-			write_string(out, l->v[k]);
+			policy_write_string(out, l->v[k]);
 		}
 		fputs(j - i > 1 ? "]" : "", out);
 		write_origin(out, &l->at[i]);
@@ -218,12 +218,12 @@ int policy_write_text(const struct policy *p, FILE *out)
 	fputs("# effective policy", out);
 	if (p->source) {
 		fputs(" from ", out);
-		write_comment_text(out, p->source);
+		policy_write_comment_text(out, p->source);
 	}
 	fputs("; includes are already applied below\n", out);
 	for (size_t i = 0; i < p->includes.n; i++) {
 		fputs("# include: ", out);
-		write_string(out, p->includes.v[i]);
+		policy_write_string(out, p->includes.v[i]);
 		write_origin(out, &p->includes.at[i]);
 	}
 	write_top_scalars(out, p);

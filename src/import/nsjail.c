@@ -1,0 +1,504 @@
+/*
+ * nsjail.c - `sbx import nsjail` and `-p nsjail:FILE`: the driver.
+ *
+ * parse (the policy language's parser: both are protobuf text) -> check
+ * against nsjail's schema (schema.c) -> translate into lines and notes
+ * (translate.c, mounts.c, kafel.c) -> write the policy text -> load it
+ * with the real loader.  A line the loader refuses (sbx's mount rules are
+ * stricter than nsjail's) becomes a note with the loader's reason and the
+ * text is written again, so what comes out always loads.
+ */
+#include "import/internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "policy/trust.h"
+
+static int oom(struct sbx_err *err)
+{
+	return err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
+}
+
+char *nj_quote(const char *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	policy_write_string(f, s);
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+char *nj_fmt(struct nj_xlate *x, const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (rc < 0) {
+		oom(x->err);
+		return NULL;
+	}
+	return s;
+}
+
+struct ppos nj_at(const struct nj_xlate *x, const struct pvalue *msg, const char *name)
+{
+	for (size_t i = msg->nfields; i-- > 0;)
+		if (strcmp(msg->fields[i].name, name) == 0)
+			return msg->fields[i].at;
+	return (struct ppos){ x->file, 0, 0 };
+}
+
+static int add_item(struct nj_xlate *x, enum nj_sect s, const struct ppos *at, char *line,
+		    const char *fmt, va_list ap)
+{
+	struct nj_item *it;
+
+	if (x->n == x->cap) {
+		size_t cap = x->cap ? x->cap * 2 : 32;
+		struct nj_item *v = realloc(x->v, cap * sizeof(*v));
+
+		if (!v) {
+			free(line);
+			return oom(x->err);
+		}
+		x->v = v;
+		x->cap = cap;
+	}
+	it = &x->v[x->n];
+	memset(it, 0, sizeof(*it));
+	it->sect = s;
+	it->line = line;
+	it->at = at ? *at : (struct ppos){ x->file, 0, 0 };
+	if (fmt && vasprintf(&it->comment, fmt, ap) < 0) {
+		free(line);
+		return oom(x->err);
+	}
+	x->n++;
+	return 0;
+}
+
+int nj_add(struct nj_xlate *x, enum nj_sect s, const struct ppos *at, char *line,
+	   const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	if (!line)
+		return oom(x->err);
+	va_start(ap, fmt);
+	rc = add_item(x, s, at, line, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int nj_note(struct nj_xlate *x, const struct ppos *at, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = add_item(x, SECT_NOTES, at, NULL, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+/* ---- writing the text ------------------------------------------------ */
+
+static void write_where(FILE *out, const struct nj_item *it)
+{
+	policy_write_comment_text(out, it->at.file);
+	if (it->at.line > 0)
+		fprintf(out, ":%d:%d", it->at.line, it->at.col);
+}
+
+/* "  line  # FILE:12: comment" or "  line  # nsjail default: comment". */
+static void write_line(FILE *out, struct nj_item *it, const char *indent, int *lineno)
+{
+	fprintf(out, "%s%s  # ", indent, it->line);
+	if (it->at.line > 0) {
+		policy_write_comment_text(out, it->at.file);
+		fprintf(out, ":%d", it->at.line);
+	} else {
+		fputs("nsjail default", out);
+	}
+	if (it->comment) {
+		fputs(": ", out);
+		policy_write_comment_text(out, it->comment);
+	}
+	fputc('\n', out);
+	it->out_line = (*lineno)++;
+}
+
+static void write_sect(FILE *out, struct nj_xlate *x, enum nj_sect s, const char *open,
+		       int *lineno)
+{
+	const char *indent = open ? "  " : "";
+
+	if (open) {
+		fprintf(out, "%s {\n", open);
+		(*lineno)++;
+	}
+	/* the fixed lines (default_action, ...) head their block */
+	for (int fixed = 1; fixed >= 0; fixed--)
+		for (size_t i = 0; i < x->n; i++)
+			if (x->v[i].sect == s && x->v[i].line && !x->v[i].dropped &&
+			    x->v[i].fixed == fixed)
+				write_line(out, &x->v[i], indent, lineno);
+	if (open) {
+		fputs("}\n", out);
+		(*lineno)++;
+	}
+}
+
+static bool is_note(const struct nj_item *it)
+{
+	return !it->line || it->dropped;
+}
+
+/* Notes in file order (the defaults, line 0, first); stable. */
+static int note_order(const void *a, const void *b)
+{
+	const struct nj_item *x = *(const struct nj_item *const *)a;
+	const struct nj_item *y = *(const struct nj_item *const *)b;
+
+	if (x->at.line != y->at.line)
+		return x->at.line < y->at.line ? -1 : 1;
+	if (x->at.col != y->at.col)
+		return x->at.col < y->at.col ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* The notes of X in file order, malloc'd; *N of them. */
+static const struct nj_item **sorted_notes(const struct nj_xlate *x, size_t *n)
+{
+	const struct nj_item **v = malloc((x->n + 1) * sizeof(*v));
+
+	*n = 0;
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < x->n; i++)
+		if (is_note(&x->v[i]))
+			v[(*n)++] = &x->v[i];
+	qsort(v, *n, sizeof(*v), note_order);
+	return v;
+}
+
+static void write_notes(FILE *out, const struct nj_xlate *x)
+{
+	size_t n = 0;
+	const struct nj_item **notes = sorted_notes(x, &n);
+
+	if (n > 0)
+		fprintf(out, "\n# ---- not translated (%zu): what nsjail did and sbx does "
+			"instead ----\n", n);
+	for (size_t i = 0; i < n; i++) {
+		const struct nj_item *it = notes[i];
+
+		fputs("# ", out);
+		write_where(out, it);
+		fputs(": ", out);
+		if (it->dropped) {
+			fputs("sbx refuses `", out);
+			policy_write_comment_text(out, it->line);
+			fputs("`: ", out);
+		}
+		policy_write_comment_text(out, it->comment ? it->comment : "");
+		fputc('\n', out);
+	}
+	free(notes);
+}
+
+static void write_header(FILE *out, const struct nj_xlate *x, int *lineno)
+{
+	fputs("# sbx policy translated by `sbx import nsjail` from ", out);
+	policy_write_comment_text(out, x->file);
+	fputs(" (nsjail.NsJailConfig).\n"
+	      "# Each line names the nsjail field it came from (FILE:LINE), or says it is\n"
+	      "# nsjail's default; what sbx does not do as nsjail would is listed at the end.\n",
+	      out);
+	*lineno += 3;
+	if (!x->argv)
+		return;
+	fputs("# command (exec_bin), run when `sbx run -p nsjail:FILE` gets no COMMAND:", out);
+	for (char **a = x->argv; *a; a++) {
+		fputc(' ', out);
+		policy_write_string(out, *a);
+	}
+	fputc('\n', out);
+	(*lineno)++;
+}
+
+static int write_text(struct nj_xlate *x, char **text, size_t *len)
+{
+	FILE *out = open_memstream(text, len);
+	int lineno = 1;
+
+	if (!out)
+		return oom(x->err);
+	write_header(out, x, &lineno);
+	write_sect(out, x, SECT_TOP, NULL, &lineno);
+	write_sect(out, x, SECT_LIMITS, "limits", &lineno);
+	write_sect(out, x, SECT_MOUNTS, NULL, &lineno);
+	write_sect(out, x, SECT_ENV, NULL, &lineno);
+	write_sect(out, x, SECT_SECCOMP, "seccomp", &lineno);
+	write_notes(out, x);
+	if (fclose(out) != 0) {
+		free(*text);
+		*text = NULL;
+		return oom(x->err);
+	}
+	return 0;
+}
+
+/* ---- load-check: what comes out loads -------------------------------- */
+
+/* The item whose line is at "LABEL:LINE:" at the start of MSG, or NULL. */
+static struct nj_item *refused_item(struct nj_xlate *x, const char *label, const char *msg,
+				    const char **reason)
+{
+	size_t n = strlen(label);
+	char *end;
+	long line;
+
+	if (strncmp(msg, label, n) != 0 || msg[n] != ':')
+		return NULL;
+	line = strtol(msg + n + 1, &end, 10);
+	if (*end == ':')
+		strtol(end + 1, &end, 10);
+	*reason = *end == ':' ? end + 1 + (end[1] == ' ') : end;
+	for (size_t i = 0; i < x->n; i++)
+		if (x->v[i].line && !x->v[i].dropped && !x->v[i].fixed &&
+		    x->v[i].out_line == line)
+			return &x->v[i];
+	return NULL;
+}
+
+static int drop(struct nj_xlate *x, struct nj_item *it, const char *reason)
+{
+	char *c = NULL;
+
+	if (asprintf(&c, "%s%s%s%s", reason, it->comment ? " (" : "",
+		     it->comment ? it->comment : "", it->comment ? ")" : "") < 0)
+		return oom(x->err);
+	free(it->comment);
+	it->comment = c;
+	it->dropped = true;
+	return 0;
+}
+
+/* Each refusal costs a load of the whole text: a hostile file full of
+ * entries sbx refuses must not cost minutes. */
+#define MAX_REFUSED 256
+
+static int load_check(struct nj_xlate *x, const char *label, char **text, size_t *len)
+{
+	for (size_t round = 0; round <= MAX_REFUSED; round++) {
+		struct sbx_err e = { 0 };
+		struct policy p;
+		struct nj_item *it;
+		const char *reason = NULL;
+
+		if (write_text(x, text, len) < 0)
+			return -1;
+		if (policy_load_text(label, *text, *len, &p, &e) == 0) {
+			policy_free(&p);
+			return 0;
+		}
+		free(*text);
+		*text = NULL;
+		if (e.kind != ERR_CONFIG) {
+			*x->err = e;
+			return -1;
+		}
+		it = refused_item(x, label, e.msg, &reason);
+		if (!it)
+			return err_set(x->err, ERR_INTERNAL, 0, "%s: the translation does not "
+				       "load (a bug in sbx import; please report it): %s",
+				       x->file, e.msg);
+		if (drop(x, it, reason) < 0)
+			return -1;
+	}
+	return err_set(x->err, ERR_CONFIG, 0, "%s: more than %d entries sbx refuses (see sbx.policy(5) "
+		       "for sbx's mount rules and limits)", x->file, MAX_REFUSED);
+}
+
+/* ---- the public API -------------------------------------------------- */
+
+static void xlate_free(struct nj_xlate *x)
+{
+	for (size_t i = 0; i < x->n; i++) {
+		free(x->v[i].line);
+		free(x->v[i].comment);
+	}
+	free(x->v);
+	free(x->workspace);
+}
+
+static int collect_notes(const struct nj_xlate *x, struct import_result *out)
+{
+	size_t n = 0;
+	const struct nj_item **notes = sorted_notes(x, &n);
+
+	out->notes = notes ? calloc(n + 1, sizeof(*out->notes)) : NULL;
+	for (size_t i = 0; out->notes && i < n; i++) {
+		const struct nj_item *it = notes[i];
+		struct import_note *nt = &out->notes[out->nnotes++];
+		int rc = it->at.line > 0 ? asprintf(&nt->where, "%s:%d:%d", it->at.file,
+						    it->at.line, it->at.col)
+					 : asprintf(&nt->where, "%s", it->at.file);
+
+		if (rc < 0 || (it->dropped ? asprintf(&nt->text, "sbx refuses `%s`: %s", it->line,
+						      it->comment)
+				       : asprintf(&nt->text, "%s", it->comment ? it->comment : "")) < 0) {
+			free(notes);
+			return -1;
+		}
+	}
+	free(notes);
+	return out->notes ? 0 : -1;
+}
+
+static int translate(struct nj_xlate *x)
+{
+	if (nj_translate_top(x) < 0 || nj_translate_limits(x) < 0 ||
+	    nj_translate_mounts(x) < 0 || nj_translate_seccomp(x) < 0)
+		return -1;
+	return 0;
+}
+
+int import_nsjail_text(const char *file, const char *text, size_t len,
+		       struct import_result *out, struct sbx_err *err)
+{
+	struct nj_xlate x = { .file = file, .err = err };
+	struct ptree t;
+	struct pvalue top = { .kind = PV_MESSAGE, .at = { file, 0, 0 } };
+	char *label = NULL;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (ptree_parse(file, text, len, &t, err) < 0)
+		return -1;
+	top.fields = t.fields;
+	top.nfields = t.nfields;
+	x.top = &top;
+	rc = nj_check(&top, &nj_config, err);
+	if (rc == 0)
+		rc = translate(&x);
+	if (rc == 0 && asprintf(&label, IMPORT_NSJAIL_PREFIX "%s", file) < 0)
+		rc = oom(err);
+	if (rc == 0)
+		rc = load_check(&x, label, &out->text, &out->len);
+	if (rc == 0 && collect_notes(&x, out) < 0)
+		rc = oom(err);
+	out->argv = x.argv;
+	x.argv = NULL;
+	free(label);
+	xlate_free(&x);
+	ptree_free(&t);
+	if (rc < 0)
+		import_result_free(out);
+	return rc;
+}
+
+/* PATH into a malloc'd buffer: a regular file of at most POLICY_MAX_FILE. */
+static int read_config(const char *path, char **text, size_t *len, struct sbx_err *err)
+{
+	/* O_NONBLOCK: a FIFO named as the config must not hang sbx */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	char reason[512];
+	const char *why;
+	struct stat st;
+	ssize_t n;
+
+	if (fd < 0)
+		return err_set(err, ERR_CONFIG, errno, "%s: cannot open the nsjail config: %s",
+			       path, strerror(errno));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > POLICY_MAX_FILE) {
+		close(fd);
+		return err_set(err, ERR_CONFIG, 0, "%s: not a regular file of at most %u bytes",
+			       path, POLICY_MAX_FILE);
+	}
+	/* run by root, a config another user can write is a root escalation */
+	if ((why = policy_file_untrusted(fd, path, reason, sizeof(reason)))) {
+		close(fd);
+		return err_set(err, ERR_CONFIG, 0, "%s: refusing the nsjail config: %s (run by "
+			       "root, sbx reads only files root owns and only root can write)",
+			       path, why);
+	}
+	*text = malloc((size_t)st.st_size + 1);
+	n = *text ? read(fd, *text, (size_t)st.st_size + 1) : -1;
+	close(fd);
+	if (!*text)
+		return oom(err);
+	if (n < 0 || n > st.st_size)
+		return err_set(err, ERR_CONFIG, 0, "%s: cannot read the nsjail config: %s", path,
+			       n < 0 ? strerror(errno) : "it grew while being read");
+	*len = (size_t)n;
+	return 0;
+}
+
+int import_nsjail_file(const char *path, struct import_result *out, struct sbx_err *err)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = read_config(path, &text, &len, err);
+	if (rc == 0)
+		rc = import_nsjail_text(path, text, len, out, err);
+	free(text);
+	return rc;
+}
+
+int import_nsjail_policy(const char *path, struct policy *p, struct import_result *out,
+			 struct sbx_err *err)
+{
+	char *label = NULL;
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	if (import_nsjail_file(path, out, err) < 0)
+		return -1;
+	if (asprintf(&label, IMPORT_NSJAIL_PREFIX "%s", path) < 0) {
+		import_result_free(out);
+		return oom(err);
+	}
+	rc = policy_load_text(label, out->text, out->len, p, err);
+	free(label);
+	if (rc < 0)
+		import_result_free(out);
+	return rc;
+}
+
+void import_result_free(struct import_result *r)
+{
+	free(r->text);
+	for (size_t i = 0; i < r->nnotes; i++) {
+		free(r->notes[i].where);
+		free(r->notes[i].text);
+	}
+	free(r->notes);
+	if (r->argv)
+		for (char **a = r->argv; *a; a++)
+			free(*a);
+	free(r->argv);
+	memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,55 @@
+/*
+ * nsjail.h - read an nsjail config (nsjail.NsJailConfig in protobuf text
+ * format) as an sbx policy.
+ *
+ * The text is parsed with the policy language's own parser (the two are
+ * both protobuf text), checked against nsjail's schema (field names,
+ * types, enums; errors are FILE:LINE:COL), then translated field by field
+ * into sbx policy text.  What sbx cannot express becomes a note: a comment
+ * in the text, and a warning for `sbx run -p nsjail:FILE`.  The text is
+ * always checked with the real policy loader before it is handed out; an
+ * entry the loader refuses (a mount on sbx's /proc, say) is turned into a
+ * note that quotes the loader's reason.
+ */
+#ifndef SBX_IMPORT_NSJAIL_H
+#define SBX_IMPORT_NSJAIL_H
+
+#include <stddef.h>
+
+#include "base/err.h"
+#include "policy/policy.h"
+
+/* The prefix of `-p nsjail:FILE`. */
+#define IMPORT_NSJAIL_PREFIX "nsjail:"
+
+/* Something of the config that sbx does not do as nsjail would. */
+struct import_note {
+	char *where; /* "FILE:LINE:COL", or "FILE" for nsjail's defaults */
+	char *text;  /* what is not translated, why, and what sbx does instead */
+};
+
+struct import_result {
+	char *text;                 /* the sbx policy, NUL-terminated */
+	size_t len;
+	struct import_note *notes;
+	size_t nnotes;
+	char **argv;                /* exec_bin as argv (NULL-terminated), or NULL */
+};
+
+/* Translate LEN bytes of TEXT; FILE names it in positions and comments. */
+int import_nsjail_text(const char *file, const char *text, size_t len,
+		       struct import_result *out, struct sbx_err *err);
+
+/* Read PATH (a regular file of at most 1 MiB; run by root, trusted as a
+ * policy file is) and translate it. */
+int import_nsjail_file(const char *path, struct import_result *out,
+		       struct sbx_err *err);
+
+/* Translate PATH and load the result into P, as `-p nsjail:PATH` does;
+ * P's source is "nsjail:PATH".  OUT keeps the notes and exec_bin. */
+int import_nsjail_policy(const char *path, struct policy *p,
+			 struct import_result *out, struct sbx_err *err);
+
+void import_result_free(struct import_result *r);
+
+#endif
