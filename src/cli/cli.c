@@ -375,6 +375,17 @@ int cli_command_argv(const struct cli_options *o, const struct policy *p,
 	int rc = 0;
 
 	*argv_out = NULL;
+	/* -p nsjail:FILE without COMMAND: the config's exec_bin */
+	if (o->ncommand < 1 && !o->lang && p->default_command.n > 0) {
+		for (size_t i = 0; rc == 0 && i < p->default_command.n; i++)
+			rc = argv_push(&b, strdup(p->default_command.v[i]), err);
+		if (rc < 0) {
+			argv_free(b.v);
+			return -1;
+		}
+		*argv_out = b.v;
+		return 0;
+	}
 	if (o->ncommand < 1)
 		return err_set(err, ERR_USAGE, 0, o->lang
 			       ? "missing FILE (usage: sbx run [OPTIONS] --lang LANG FILE [ARG...])"

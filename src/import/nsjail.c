@@ -488,6 +488,30 @@ int import_nsjail_policy(const char *path, struct policy *p, struct import_resul
 	return rc;
 }
 
+int import_policy_load(const char *name_or_path, struct policy *out, FILE *warn,
+		       struct sbx_err *err)
+{
+	size_t n = strlen(IMPORT_NSJAIL_PREFIX);
+	struct import_result r;
+
+	if (strncmp(name_or_path, IMPORT_NSJAIL_PREFIX, n) != 0)
+		return policy_load(name_or_path, out, err);
+	if (!name_or_path[n])
+		return err_set(err, ERR_USAGE, 0, "-p nsjail: needs a file (-p nsjail:FILE)");
+	if (import_nsjail_policy(name_or_path + n, out, &r, err) < 0)
+		return -1;
+	for (size_t i = 0; warn && i < r.nnotes; i++)
+		fprintf(warn, "sbx: warning: %s: %s\n", r.notes[i].where, r.notes[i].text);
+	for (char **a = r.argv; a && *a; a++)
+		if (strlist_push(&out->default_command, *a, NULL) < 0) {
+			import_result_free(&r);
+			policy_free(out);
+			return oom(err);
+		}
+	import_result_free(&r);
+	return 0;
+}
+
 void import_result_free(struct import_result *r)
 {
 	free(r->text);

@@ -15,6 +15,7 @@
 #define SBX_IMPORT_NSJAIL_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "base/err.h"
 #include "policy/policy.h"
@@ -51,5 +52,14 @@ int import_nsjail_policy(const char *path, struct policy *p,
 			 struct import_result *out, struct sbx_err *err);
 
 void import_result_free(struct import_result *r);
+
+/*
+ * The base policy of `sbx run -p` / `sbx explain -p`: "nsjail:FILE" is
+ * translated (each note printed once on WARN as "sbx: warning: ..."; the
+ * policy's default_command is exec_bin), anything else goes to
+ * policy_load().
+ */
+int import_policy_load(const char *name_or_path, struct policy *out, FILE *warn,
+		       struct sbx_err *err);
 
 #endif

@@ -3,7 +3,8 @@
  * preset --lang auto picks by the file's extension; see preset.h.
  *
  * The choice is preset knowledge (extensions, lang blocks, the built-in
- * list), so it lives with the presets; applying the command line's
+ * list), so it lives with the presets; -p nsjail:FILE is loaded through
+ * the importer (import/nsjail.h); applying the command line's
  * overrides on top is the policy layer's (policy/override.h), and
  * src/cmd/effective.c puts the two together for run and explain.
  */
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "import/nsjail.h"
 #include "lang/installed.h"
 #include "policy/builtin.h"
 #include "policy/override.h"
@@ -159,7 +161,8 @@ int lang_load_base(const char *policy, const char *lang, const char *file,
 	memset(out, 0, sizeof(*out));
 	if (choose_base(policy, file, &base, &lang, err) < 0)
 		return -1;
-	if (policy_load(base, out, err) < 0) {
+	/* -p nsjail:FILE is translated here; its notes go to stderr, once */
+	if (import_policy_load(base, out, stderr, err) < 0) {
 		memset(out, 0, sizeof(*out));
 		return -1;
 	}

@@ -15,7 +15,9 @@
 
 /*
  * Load the base policy into OUT: POLICY (-p; NULL = none), else the preset
- * LANG (--lang; NULL = none), else "default".  FILE is the first operand
+ * LANG (--lang; NULL = none), else "default".  POLICY "nsjail:FILE" is an
+ * nsjail config, translated (its notes printed on stderr as warnings, its
+ * exec_bin in OUT->default_command).  FILE is the first operand
  * (NULL when there is none), which --lang auto needs.  On error OUT is
  * zeroed (nothing to free).
  */

@@ -204,6 +204,7 @@ void policy_free(struct policy *p)
 	strlist_free(&p->seccomp.deny);
 	lang_free(&p->lang);
 	free(p->source);
+	strlist_free(&p->default_command);
 	strlist_free(&p->interned);
 	memset(p, 0, sizeof(*p));
 }

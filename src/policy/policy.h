@@ -130,6 +130,9 @@ struct policy {
 
 	/* where the base policy came from: "builtin:default" or a path */
 	char *source;
+	/* the command to run when none is given (exec_bin of -p nsjail:FILE);
+	 * not a field of the policy language */
+	struct strlist default_command;
 	/* interned file names and options that origins point to (owned) */
 	struct strlist interned;
 };
