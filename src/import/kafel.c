@@ -294,7 +294,9 @@ static int parse_use(struct kafel *k)
 		if (rc < 0)
 			return k->bad ? -1 : fail(k, "USE names no POLICY defined before it");
 		k->pos = back;
-	} while (take(k, ","));
+		/* "USE a, ALLOW { ... }": the comma ends the USE, not its list */
+	} while (is(peek(k), ",") && k->t[k->pos + 1].kind == K_IDENT &&
+		 !is(&k->t[k->pos + 2], "{") && !is(&k->t[k->pos + 2], "(") && take(k, ","));
 	return 0;
 }
 
@@ -447,8 +449,8 @@ int nj_translate_seccomp(struct nj_xlate *x)
 		free(x->v[i].comment);
 	}
 	x->n = first;
-	snprintf(why, sizeof(why), "seccomp_string: %s at byte %zu of the Kafel text: sbx "
-		 "translates ALLOW/ERRNO/KILL lists, POLICY, USE and DEFAULT only; sbx's "
-		 "default filter is used", k.bad, k.bad_off);
+	snprintf(why, sizeof(why), "seccomp_string: %s at byte %zu of the Kafel text, outside "
+		 "the subset sbx translates (ALLOW/ERRNO/KILL lists, POLICY, USE, DEFAULT); "
+		 "sbx's default filter is used", k.bad, k.bad_off);
 	return emit_default_filter(x, &k.at, why);
 }

@@ -1,0 +1,264 @@
+/*
+ * test_import_nsjail.c - nsjail configs through the real sbx (issue 20):
+ * `sbx import nsjail` writes policies that `sbx check` accepts, and a
+ * program run with `-p nsjail:FILE` sees the mounts, ids, limits and
+ * network the config asked for.  Hostile configs fail cleanly: exit 125
+ * and one line naming FILE:LINE:COL.
+ */
+#include "common.h"
+
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The system directories a shell needs, as an nsjail service binds them. */
+#define SYSTEM_MOUNTS                                                             \
+	"mount { src: \"/usr\" dst: \"/usr\" is_bind: true }\n"                    \
+	"mount { src: \"/bin\" dst: \"/bin\" is_bind: true }\n"                    \
+	"mount { src: \"/lib\" dst: \"/lib\" is_bind: true }\n"                    \
+	"mount { src: \"/lib64\" dst: \"/lib64\" is_bind: true mandatory: false }\n" \
+	"mount { dst: \"/proc\" fstype: \"proc\" }\n"
+
+static char *write_cfg(const char *dir, const char *name, const char *text)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+
+	cr_assert_not_null(f);
+	fputs(text, f);
+	fclose(f);
+	chmod(path, 0644);
+	chmod(dir, 0755);
+	return path;
+}
+
+/* Every config under tests/nsjail/ imports, and sbx check accepts the result. */
+Test(import_nsjail, every_sample_config_imports_and_passes_check)
+{
+	const char *names[] = { "interpreter-service.cfg", "all-fields.cfg" };
+	char *dir = make_temp_dir();
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char *cfg = xasprintf("%s/tests/nsjail/%s", src_dir(), names[i]);
+		char *out = xasprintf("%s/%zu.policy", dir, i);
+		struct sbx_result r;
+
+		sbx_run(&r, &(struct sbx_opts){ .no_record = true },
+			SBX_ARGV("import", "nsjail", cfg, "-o", out));
+		cr_expect_eq(r.exit_status, 0, "%s: exit %d: %s", names[i], r.exit_status, r.err);
+		cr_expect(strstr(r.err, "not translated"), "%s", r.err);
+		sbx_result_free(&r);
+		sbx_run(&r, &(struct sbx_opts){ .no_record = true }, SBX_ARGV("check", out));
+		cr_expect_eq(r.exit_status, 0, "%s: sbx check: %s", names[i], r.err);
+		sbx_result_free(&r);
+		free(cfg);
+		free(out);
+	}
+	rm_tree(dir);
+	free(dir);
+}
+
+Test(import_nsjail, import_prints_the_policy_on_stdout)
+{
+	char *dir = make_temp_dir();
+	char *cfg = write_cfg(dir, "a.cfg", "time_limit: 3\nhostname: \"h\"\n");
+	struct sbx_result r;
+
+	sbx_run(&r, &(struct sbx_opts){ .no_record = true }, SBX_ARGV("import", "nsjail", cfg));
+	cr_expect_eq(r.exit_status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "wall_time_ms: 3000"), "%s", r.out);
+	cr_expect(strstr(r.out, "hostname: \"h\""), "%s", r.out);
+	sbx_result_free(&r);
+	rm_tree(dir);
+	free(dir);
+	free(cfg);
+}
+
+/* The program sees what the config asked for: mounts, ids, hostname, env,
+ * limits, and nothing else of the host. */
+Test(import_nsjail, a_probe_sees_the_configs_mounts_ids_and_limits)
+{
+	REQUIRE_USERNS();
+	char *dir = make_temp_dir();
+	char *cfg = write_cfg(dir, "svc.cfg",
+		"hostname: \"svc-box\"\ncwd: \"/tmp\"\ntime_limit: 20\nrlimit_nofile: 40\n"
+		"rlimit_fsize: 2\nrlimit_as: 300\ncgroup_pids_max: 12\nkeep_caps: true\n"
+		"uidmap { inside_id: \"1234\" }\ngidmap { inside_id: \"4321\" }\n"
+		"envar: \"GREETING=hi\"\nenvar: \"PATH=/usr/bin:/bin\"\n" SYSTEM_MOUNTS
+		"mount { dst: \"/tmp\" fstype: \"tmpfs\" options: \"size=4m\" rw: true }\n"
+		"mount { src: \"/dev/null\" dst: \"/dev/null\" is_bind: true rw: true }\n"
+		"mount { src: \"/dev/urandom\" dst: \"/dev/urandom\" is_bind: true }\n");
+	char *p = xasprintf("nsjail:%s", cfg);
+	struct sbx_result r;
+
+	sbx_run_sh(&r, NULL, SBX_ARGV("-p", p),
+		   "echo uid=$(id -u) gid=$(id -g) host=$(cat /proc/sys/kernel/hostname) "
+		   "cwd=$(pwd) env=$GREETING nofile=$(ulimit -n); "
+		   "touch /usr/x 2>/dev/null && echo usr-writable; "
+		   "echo x > /tmp/t && echo tmp-writable; "
+		   "test -e /home || echo no-home; ls /dev | tr '\\n' ' '; echo; "
+		   "head -c 8 /dev/urandom | wc -c; echo > /dev/null && echo null-ok");
+	ASSERT_STATUS(&r, "ok");
+	assert_has_line(r.out, "uid=1234 gid=4321 host=svc-box cwd=/tmp env=hi nofile=40");
+	cr_expect(!strstr(r.out, "usr-writable"), "%s", r.out);
+	assert_has_line(r.out, "tmp-writable");
+	assert_has_line(r.out, "no-home");
+	assert_has_line(r.out, "8");
+	assert_has_line(r.out, "null-ok");
+	cr_expect(strstr(r.out, "null") && strstr(r.out, "urandom") && !strstr(r.out, "tty"),
+		  "%s", r.out);
+	cr_expect_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(r.record, "isolation"),
+					 "uid")->valuedouble, 1234);
+	cr_expect(strstr(r.err, "sbx: warning: "), "warnings on stderr: %s", r.err);
+	cr_expect(strstr(r.err, "keep_caps") && strstr(strstr(r.err, "keep_caps") + 1,
+							 "keep_caps") == NULL,
+		  "the keep_caps warning once: %s", r.err);
+	cJSON *lim = cJSON_GetObjectItem(r.record, "limits");
+	cr_assert_not_null(lim);
+	cr_expect_eq(cJSON_GetObjectItem(lim, "wall_time_ms")->valuedouble, 20000);
+	cr_expect_eq(cJSON_GetObjectItem(lim, "open_files")->valuedouble, 40);
+	cr_expect_eq(cJSON_GetObjectItem(lim, "file_size_mb")->valuedouble, 2);
+	cr_expect_eq(cJSON_GetObjectItem(lim, "memory_mb")->valuedouble, 300);
+	cr_expect_eq(cJSON_GetObjectItem(lim, "processes")->valuedouble, 12);
+	cr_expect_str_eq(rec_str(&r, "policy_source"), p);
+	sbx_result_free(&r);
+	rm_tree(dir);
+	free(dir);
+	free(cfg);
+	free(p);
+}
+
+/* nsjail's time_limit is enforced as sbx's wall limit. */
+Test(import_nsjail, time_limit_stops_the_program)
+{
+	REQUIRE_USERNS();
+	char *dir = make_temp_dir();
+	char *cfg = write_cfg(dir, "t.cfg", "time_limit: 1\n" SYSTEM_MOUNTS);
+	char *p = xasprintf("nsjail:%s", cfg);
+	struct sbx_result r;
+
+	sbx_run_sh(&r, NULL, SBX_ARGV("-p", p), "sleep 30");
+	ASSERT_STATUS(&r, "timeout");
+	cr_expect_eq(r.exit_status, 124);
+	sbx_result_free(&r);
+	rm_tree(dir);
+	free(dir);
+	free(cfg);
+	free(p);
+}
+
+static const char *network_of(const char *cfg_text, char *dir)
+{
+	static char mode[32];
+	char *cfg = write_cfg(dir, "n.cfg", cfg_text);
+	char *p = xasprintf("nsjail:%s", cfg);
+	struct sbx_result r;
+	cJSON *iso;
+
+	sbx_run_sh(&r, NULL, SBX_ARGV("-p", p), "cat /proc/net/dev | tail -n +3 | cut -d: -f1");
+	ASSERT_STATUS(&r, "ok");
+	iso = cJSON_GetObjectItem(r.record, "isolation");
+	snprintf(mode, sizeof(mode), "%s",
+		 iso && cJSON_GetObjectItem(iso, "network") ?
+		 cJSON_GetObjectItem(iso, "network")->valuestring : "?");
+	if (strcmp(mode, "host") != 0)
+		cr_expect(strstr(r.out, "lo") && !strstr(r.out, "eth"), "only lo: %s", r.out);
+	sbx_result_free(&r);
+	free(cfg);
+	free(p);
+	return mode;
+}
+
+Test(import_nsjail, network_follows_clone_newnet_and_iface_no_lo)
+{
+	REQUIRE_USERNS();
+	char *dir = make_temp_dir();
+
+	cr_expect_str_eq(network_of(SYSTEM_MOUNTS, dir), "loopback");
+	cr_expect_str_eq(network_of("iface_no_lo: true\n" SYSTEM_MOUNTS, dir), "none");
+	cr_expect_str_eq(network_of("clone_newnet: false\n" SYSTEM_MOUNTS, dir), "host");
+	rm_tree(dir);
+	free(dir);
+}
+
+Test(import_nsjail, exec_bin_runs_when_no_command_is_given)
+{
+	REQUIRE_USERNS();
+	char *dir = make_temp_dir();
+	char *cfg = write_cfg(dir, "e.cfg", SYSTEM_MOUNTS
+			      "exec_bin { path: \"/bin/echo\" arg: \"from-exec-bin\" }\n");
+	char *p = xasprintf("nsjail:%s", cfg);
+	struct sbx_result r;
+
+	sbx_run(&r, NULL, SBX_ARGV("run", "-p", p));
+	ASSERT_STATUS(&r, "ok");
+	assert_has_line(r.out, "from-exec-bin");
+	sbx_result_free(&r);
+	rm_tree(dir);
+	free(dir);
+	free(cfg);
+	free(p);
+}
+
+/* Hostile or broken input: 125 and one "sbx: FILE:LINE:COL: ..." line,
+ * from both import and run, never a crash. */
+static void expect_clean_error(const char *dir, const char *name, const char *text,
+			       size_t len, const char *where)
+{
+	char *path = xasprintf("%s/%s", dir, name), *want = xasprintf("sbx: %s%s", path, where);
+	char *p = xasprintf("nsjail:%s", path);
+	FILE *f = fopen(path, "w");
+	struct sbx_result r;
+
+	cr_assert_not_null(f);
+	fwrite(text, 1, len, f);
+	fclose(f);
+	sbx_run(&r, &(struct sbx_opts){ .no_record = true }, SBX_ARGV("import", "nsjail", path));
+	cr_expect_eq(r.exit_status, 125, "%s: exit %d: %s", name, r.exit_status, r.err);
+	cr_expect(strncmp(r.err, want, strlen(want)) == 0, "%s: want '%s', got '%s'", name,
+		  want, r.err);
+	cr_expect(strchr(r.err, '\n') == r.err + strlen(r.err) - 1, "one line: %s", r.err);
+	cr_expect_eq(r.out_len, 0, "nothing on stdout: %s", r.out);
+	sbx_result_free(&r);
+	sbx_run(&r, NULL, SBX_ARGV("run", "-p", p, "--", "/bin/true"));
+	ASSERT_STATUS(&r, "config-error");
+	cr_expect_eq(r.exit_status, 125);
+	sbx_result_free(&r);
+	free(path);
+	free(want);
+	free(p);
+}
+
+Test(import_nsjail, hostile_configs_fail_cleanly)
+{
+	char *dir = make_temp_dir();
+	size_t n = 2u << 20;
+	char *big = malloc(n), deep[64 * 11 + 1] = "";
+
+	expect_clean_error(dir, "unknown.cfg", "time_limit: 5\nrlimit_ass: 1\n", 28,
+			   ":2:1: unknown field 'rlimit_ass'");
+	expect_clean_error(dir, "garbage.cfg", "\x7f" "ELF\x02\x01\x01\0\0\0", 10, ":1:8: NUL byte");
+	expect_clean_error(dir, "type.cfg", "mount { dst: 5 }", 16, ":1:14: 'dst' expects a string");
+	for (int i = 0; i < 64; i++)
+		strcat(deep, "user_net {");
+	expect_clean_error(dir, "deep.cfg", deep, strlen(deep), ":1:");
+	memset(big, '#', n);
+	expect_clean_error(dir, "huge.cfg", big, n, ": not a regular file of at most");
+	free(big);
+	rm_tree(dir);
+	free(dir);
+}
+
+Test(import_nsjail, usage_errors)
+{
+	struct sbx_result r;
+
+	sbx_run(&r, &(struct sbx_opts){ .no_record = true }, SBX_ARGV("import", "firejail", "x"));
+	cr_expect_eq(r.exit_status, 125);
+	cr_expect(strstr(r.err, "unknown format 'firejail'"), "%s", r.err);
+	sbx_result_free(&r);
+	sbx_run(&r, &(struct sbx_opts){ .no_record = true }, SBX_ARGV("import", "nsjail"));
+	cr_expect_eq(r.exit_status, 125);
+	cr_expect(strstr(r.err, "no nsjail config given"), "%s", r.err);
+	sbx_result_free(&r);
+}
