@@ -182,20 +182,22 @@ BINDIR   = $(DESTDIR)$(PREFIX)/bin
 SHAREDIR = $(DESTDIR)$(PREFIX)/share/sbx
 MAN1DIR  = $(DESTDIR)$(PREFIX)/share/man/man1
 MAN5DIR  = $(DESTDIR)$(PREFIX)/share/man/man5
+MAN7DIR  = $(DESTDIR)$(PREFIX)/share/man/man7
 COMPDIR  = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 
 install: $(SBX_BIN)
-	install -d $(BINDIR) $(SHAREDIR)/policy $(MAN1DIR) $(MAN5DIR) $(COMPDIR)
+	install -d $(BINDIR) $(SHAREDIR)/policy $(MAN1DIR) $(MAN5DIR) $(MAN7DIR) $(COMPDIR)
 	install -m 0755 $(SBX_BIN) $(BINDIR)/sbx
 	install -m 0644 $(POLICIES) $(SHAREDIR)/policy/
 	install -m 0644 contrib/result.schema.json $(SHAREDIR)/
 	install -m 0644 man/sbx.1 $(MAN1DIR)/
 	install -m 0644 man/sbx.policy.5 man/sbx-result.5 $(MAN5DIR)/
+	install -m 0644 man/sbx-nsjail.7 $(MAN7DIR)/
 	install -m 0644 contrib/bash-completion/sbx $(COMPDIR)/sbx
 
 uninstall:
 	rm -f $(BINDIR)/sbx $(MAN1DIR)/sbx.1 $(MAN5DIR)/sbx.policy.5 \
-		$(MAN5DIR)/sbx-result.5 $(COMPDIR)/sbx
+		$(MAN5DIR)/sbx-result.5 $(MAN7DIR)/sbx-nsjail.7 $(COMPDIR)/sbx
 	rm -rf $(SHAREDIR)
 
 clean:

@@ -244,6 +244,8 @@ Test(docs, sbx_result_5_renders_without_warnings) { assert_renders_clean(false, 
 Test(docs, sbx_1_passes_mandoc_lint) { assert_renders_clean(true, "sbx.1"); }
 Test(docs, sbx_policy_5_passes_mandoc_lint) { assert_renders_clean(true, "sbx.policy.5"); }
 Test(docs, sbx_result_5_passes_mandoc_lint) { assert_renders_clean(true, "sbx-result.5"); }
+Test(docs, sbx_nsjail_7_renders_without_warnings) { assert_renders_clean(false, "sbx-nsjail.7"); }
+Test(docs, sbx_nsjail_7_passes_mandoc_lint) { assert_renders_clean(true, "sbx-nsjail.7"); }
 
 /* ---- bash completion ------------------------------------------------- */
 

@@ -262,3 +262,59 @@ Test(import_nsjail, usage_errors)
 	cr_expect(strstr(r.err, "no nsjail config given"), "%s", r.err);
 	sbx_result_free(&r);
 }
+
+/* all-fields.cfg sets every field of NsJailConfig (the unit suite checks
+ * that against the schema); the migration page names each one. */
+Test(import_nsjail, every_nsjail_field_is_in_sbx_nsjail_7)
+{
+	char *page = slurp_src("man/sbx-nsjail.7"), *cfg = slurp_src("tests/nsjail/all-fields.cfg");
+	char *save = NULL;
+
+	for (char *line = strtok_r(cfg, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		size_t n = strspn(line, "abcdefghijklmnopqrstuvwxyz_0123456789");
+
+		if (n == 0 || (line[n] != ':' && line[n] != ' '))
+			continue;
+		line[n] = '\0';
+		cr_expect(strstr(page, line), "nsjail field '%s' is not in man/sbx-nsjail.7", line);
+	}
+	free(page);
+	free(cfg);
+}
+
+/* The EXAMPLES of sbx-nsjail.7, on the sample interpreter-service config. */
+Test(import_nsjail, the_examples_of_sbx_nsjail_7_work)
+{
+	REQUIRE_USERNS();
+	char *dir = make_temp_dir(), *ws = xasprintf("%s/ws", dir);
+	char *cfg = xasprintf("%s/tests/nsjail/interpreter-service.cfg", src_dir());
+	char *pol = xasprintf("%s/sandbox.policy", dir), *p = xasprintf("nsjail:%s", cfg);
+	struct sbx_result r;
+
+	cr_assert_eq(mkdir(ws, 0755), 0);
+	/* run by root, the program is host uid 65534: the workspace must be its */
+	if (geteuid() == 0)
+		cr_assert_eq(chown(ws, 65534, 65534), 0);
+	sbx_run(&r, &(struct sbx_opts){ .no_record = true },
+		SBX_ARGV("import", "nsjail", cfg, "-o", pol));
+	cr_expect_eq(r.exit_status, 0, "%s", r.err);
+	sbx_result_free(&r);
+	sbx_run(&r, &(struct sbx_opts){ .no_record = true }, SBX_ARGV("check", pol));
+	cr_expect_eq(r.exit_status, 0, "%s", r.err);
+	sbx_result_free(&r);
+	sbx_run(&r, NULL, SBX_ARGV("run", "-p", pol, "-w", ws, "-t", "5s", "--", "/bin/sh", "-c",
+				   "echo in $(pwd) > /mnt/data/out; cat /mnt/data/out"));
+	ASSERT_STATUS(&r, "ok");
+	assert_has_line(r.out, "in /mnt/data");
+	sbx_result_free(&r);
+	sbx_run(&r, NULL, SBX_ARGV("run", "-p", p, "--", "/usr/bin/id", "-u"));
+	ASSERT_STATUS(&r, "ok");
+	assert_has_line(r.out, "65534");
+	sbx_result_free(&r);
+	rm_tree(dir);
+	free(dir);
+	free(ws);
+	free(cfg);
+	free(pol);
+	free(p);
+}

@@ -38,6 +38,7 @@ Test(install, make_install_then_uninstall_leaves_nothing)
 	const char *const files[] = { "usr/bin/sbx", "usr/share/man/man1/sbx.1",
 				      "usr/share/man/man5/sbx.policy.5",
 				      "usr/share/man/man5/sbx-result.5",
+				      "usr/share/man/man7/sbx-nsjail.7",
 				      "usr/share/bash-completion/completions/sbx",
 				      "usr/share/sbx/policy/default.policy",
 				      "usr/share/sbx/result.schema.json", NULL };
