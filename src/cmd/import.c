@@ -8,11 +8,9 @@
  * naming FILE:LINE:COL, exit 125.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cmd/commands.h"
 #include "cmd/help.h"
@@ -26,37 +24,22 @@ static int usage_error(const char *what)
 	return 125;
 }
 
-static int write_all(int fd, const char *s, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, s, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		s += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static int write_policy(const char *out, const struct import_result *r)
 {
-	int fd = out ? open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644) : 1;
+	FILE *f = out ? fopen(out, "we") : stdout;
 
-	if (fd < 0) {
+	if (!f) {
 		fprintf(stderr, "sbx: import: -o %s: %s\n", out, strerror(errno));
 		return -1;
 	}
-	if (write_all(fd, r->text, r->len) < 0 || (out && close(fd) < 0)) {
+	bool ok = fwrite(r->text, 1, r->len, f) == r->len && fflush(f) == 0;
+
+	if (out && fclose(f) != 0)
+		ok = false;
+	if (!ok)
 		fprintf(stderr, "sbx: import: writing %s: %s\n", out ? out : "stdout",
 			strerror(errno));
-		if (out)
-			close(fd);
-		return -1;
-	}
-	return 0;
+	return ok ? 0 : -1;
 }
 
 /* FILE and -o OUT (also -oOUT, --output OUT, --output=OUT), in any order. */
