@@ -9,6 +9,7 @@
  *   limits.c     time_limit, rlimit_*, cgroup_*_max -> limits { }
  *   mounts.c     mount {}, mount_proc and the workspace
  *   nsjail.c     the driver: parse, check, translate, write, load-check
+ *   origins.c    positions in the translated text -> the nsjail file
  */
 #ifndef SBX_IMPORT_INTERNAL_H
 #define SBX_IMPORT_INTERNAL_H
@@ -106,5 +107,17 @@ int nj_translate_top(struct nj_xlate *x);      /* translate.c */
 int nj_translate_limits(struct nj_xlate *x);   /* limits.c */
 int nj_translate_mounts(struct nj_xlate *x);   /* mounts.c */
 int nj_translate_seccomp(struct nj_xlate *x);  /* kafel.c */
+
+/* ---- origins.c ---- */
+
+/* MSG, a loader message about the translated text named LABEL, with each
+ * "LABEL:LINE[:COL]" in it replaced by the nsjail position of that line
+ * ("FILE:LINE:COL", or "FILE" for a line of nsjail's defaults); malloc'd. */
+char *nj_unlabel(const struct nj_xlate *x, const char *label, const char *msg);
+/* OUT->lines from the items' out_line (after the last write_text). */
+int nj_line_map(const struct nj_xlate *x, struct import_result *out);
+/* P was loaded from OUT->text as LABEL: point its origins at FILE. */
+int nj_remap_origins(struct policy *p, const char *label, const char *file,
+		     const struct import_result *out, struct sbx_err *err);
 
 #endif

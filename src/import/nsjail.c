@@ -290,12 +290,17 @@ static struct nj_item *refused_item(struct nj_xlate *x, const char *label, const
 	return NULL;
 }
 
-static int drop(struct nj_xlate *x, struct nj_item *it, const char *reason)
+/* The loader's REASON names lines of the text (LABEL:16:14): say FILE's. */
+static int drop(struct nj_xlate *x, struct nj_item *it, const char *label,
+		const char *reason)
 {
-	char *c = NULL;
+	char *c = NULL, *why = nj_unlabel(x, label, reason);
+	int rc = why ? asprintf(&c, "%s%s%s%s", why, it->comment ? " (" : "",
+				it->comment ? it->comment : "", it->comment ? ")" : "")
+		     : -1;
 
-	if (asprintf(&c, "%s%s%s%s", reason, it->comment ? " (" : "",
-		     it->comment ? it->comment : "", it->comment ? ")" : "") < 0)
+	free(why);
+	if (rc < 0)
 		return oom(x->err);
 	free(it->comment);
 	it->comment = c;
@@ -332,7 +337,7 @@ static int load_check(struct nj_xlate *x, const char *label, char **text, size_t
 			return err_set(x->err, ERR_INTERNAL, 0, "%s: the translation does not "
 				       "load (a bug in sbx import; please report it): %s",
 				       x->file, e.msg);
-		if (drop(x, it, reason) < 0)
+		if (drop(x, it, label, reason) < 0)
 			return -1;
 	}
 	return err_set(x->err, ERR_CONFIG, 0, "%s: more than %d entries sbx refuses (see sbx.policy(5) "
@@ -393,7 +398,7 @@ int import_nsjail_text(const char *file, const char *text, size_t len,
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (ptree_parse(file, text, len, &t, err) < 0)
+	if (ptree_parse_as("nsjail config", file, text, len, &t, err) < 0)
 		return -1;
 	top.fields = t.fields;
 	top.nfields = t.nfields;
@@ -405,6 +410,8 @@ int import_nsjail_text(const char *file, const char *text, size_t len,
 		rc = oom(err);
 	if (rc == 0)
 		rc = load_check(&x, label, &out->text, &out->len);
+	if (rc == 0 && nj_line_map(&x, out) < 0)
+		rc = oom(err);
 	if (rc == 0 && collect_notes(&x, out) < 0)
 		rc = oom(err);
 	out->argv = x.argv;
@@ -482,6 +489,8 @@ int import_nsjail_policy(const char *path, struct policy *p, struct import_resul
 		return oom(err);
 	}
 	rc = policy_load_text(label, out->text, out->len, p, err);
+	if (rc == 0 && (rc = nj_remap_origins(p, label, path, out, err)) < 0)
+		policy_free(p);
 	free(label);
 	if (rc < 0)
 		import_result_free(out);
@@ -524,5 +533,6 @@ void import_result_free(struct import_result *r)
 		for (char **a = r->argv; *a; a++)
 			free(*a);
 	free(r->argv);
+	free(r->lines);
 	memset(r, 0, sizeof(*r));
 }

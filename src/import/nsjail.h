@@ -29,12 +29,19 @@ struct import_note {
 	char *text;  /* what is not translated, why, and what sbx does instead */
 };
 
+/* A position in the nsjail file; line 0 = none (a default, a brace). */
+struct import_pos {
+	int line, col;
+};
+
 struct import_result {
 	char *text;                 /* the sbx policy, NUL-terminated */
 	size_t len;
 	struct import_note *notes;
 	size_t nnotes;
 	char **argv;                /* exec_bin as argv (NULL-terminated), or NULL */
+	struct import_pos *lines;   /* [k]: where line k of TEXT came from */
+	size_t nlines;
 };
 
 /* Translate LEN bytes of TEXT; FILE names it in positions and comments. */
@@ -47,7 +54,9 @@ int import_nsjail_file(const char *path, struct import_result *out,
 		       struct sbx_err *err);
 
 /* Translate PATH and load the result into P, as `-p nsjail:PATH` does;
- * P's source is "nsjail:PATH".  OUT keeps the notes and exec_bin. */
+ * P's source is "nsjail:PATH", and its origins are positions in PATH (what
+ * explain prints and errors quote), not in the translated text.  OUT keeps
+ * the notes and exec_bin. */
 int import_nsjail_policy(const char *path, struct policy *p,
 			 struct import_result *out, struct sbx_err *err);
 

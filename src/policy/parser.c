@@ -210,7 +210,8 @@ static int parse_message(struct parser *ps, struct pfield **fields, size_t *n,
 }
 
 /* The first NUL, reported where it is: a NUL would cut C strings short later. */
-static int check_nul(const char *file, const char *text, size_t len, struct sbx_err *err)
+static int check_nul(const char *what, const char *file, const char *text, size_t len,
+		     struct sbx_err *err)
 {
 	const char *nul = memchr(text, '\0', len);
 	struct ppos at = { file, 1, 1 };
@@ -225,11 +226,17 @@ static int check_nul(const char *file, const char *text, size_t len, struct sbx_
 			at.col++;
 		}
 	}
-	return perr(err, &at, "NUL byte in policy");
+	return perr(err, &at, "NUL byte in %s", what);
 }
 
 int ptree_parse(const char *file, const char *text, size_t len,
 		struct ptree *out, struct sbx_err *err)
+{
+	return ptree_parse_as("policy", file, text, len, out, err);
+}
+
+int ptree_parse_as(const char *what, const char *file, const char *text, size_t len,
+		   struct ptree *out, struct sbx_err *err)
 {
 	struct parser ps = { .err = err };
 	struct ppos whole = { file, 0, 0 };
@@ -237,8 +244,8 @@ int ptree_parse(const char *file, const char *text, size_t len,
 
 	memset(out, 0, sizeof(*out));
 	if (len > POLICY_MAX_FILE)
-		return perr(err, &whole, "policy larger than %u bytes", POLICY_MAX_FILE);
-	if (check_nul(file, text, len, err) < 0)
+		return perr(err, &whole, "%s larger than %u bytes", what, POLICY_MAX_FILE);
+	if (check_nul(what, file, text, len, err) < 0)
 		return -1;
 	lex_init(&ps.lx, file, text, len);
 	rc = next(&ps);

@@ -58,6 +58,10 @@ struct ptree {
 /* Parse TEXT (LEN bytes, need not be NUL-terminated); FILE names it. */
 int ptree_parse(const char *file, const char *text, size_t len,
 		struct ptree *out, struct sbx_err *err);
+/* The same for a text that is not a policy: WHAT ("nsjail config") is what
+ * the whole-text errors (a NUL byte, too large) call it. */
+int ptree_parse_as(const char *what, const char *file, const char *text, size_t len,
+		   struct ptree *out, struct sbx_err *err);
 /* Parse a single value (used by --set); at.line is 0 in errors. */
 int pvalue_parse_one(const char *label, const char *text, struct pvalue *out,
 		     struct sbx_err *err);

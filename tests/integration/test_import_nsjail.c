@@ -200,6 +200,51 @@ Test(import_nsjail, exec_bin_runs_when_no_command_is_given)
 	free(p);
 }
 
+/* The loader only sees the translated text, but what it says, and the
+ * origins explain prints, name lines of the nsjail file. */
+Test(import_nsjail, explain_and_errors_name_lines_of_the_nsjail_file)
+{
+	char *dir = make_temp_dir();
+	char *cfg = write_cfg(dir, "o.cfg", "hostname: \"h\"\n"
+			      "mount { src: \"/usr\" dst: \"/usr\" is_bind: true }\n"
+			      "mount { src: \"/tmp\" dst: \"/w\" is_bind: true }\n"
+			      "mount { src: \"/tmp\" dst: \"/w\" is_bind: true }\n");
+	char *p = xasprintf("nsjail:%s", cfg);
+	char *host = xasprintf("hostname: \"h\"  # from %s:1\n", cfg);
+	char *usr = xasprintf("mount { dst: \"/usr\" type: BIND src: \"/usr\" }  # from %s:2\n",
+			      cfg);
+	/* nsjail's defaults: the translation, no line of the file */
+	char *dflt = xasprintf("wall_time_ms: 600000  # from %s\n", p);
+	char *dup = xasprintf("sbx: warning: %s:4:7: sbx refuses", cfg);
+	char *first = xasprintf("(first set at %s:3:7)", cfg);
+	char *hidden = xasprintf("sbx: %s:3:7: mount at /w refused", cfg);
+	struct sbx_result r;
+
+	sbx_run(&r, &(struct sbx_opts){ .no_record = true }, SBX_ARGV("explain", "-p", p));
+	cr_expect_eq(r.exit_status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, host), "want '%s' in:\n%s", host, r.out);
+	cr_expect(strstr(r.out, usr), "want '%s' in:\n%s", usr, r.out);
+	cr_expect(strstr(r.out, dflt), "want '%s' in:\n%s", dflt, r.out);
+	cr_expect(strstr(r.err, dup) && strstr(r.err, first), "want '%s' ... '%s' in:\n%s",
+		  dup, first, r.err);
+	sbx_result_free(&r);
+	sbx_run(&r, &(struct sbx_opts){ .no_record = true },
+		SBX_ARGV("explain", "-p", p, "--set", "workspace=/w"));
+	cr_expect_eq(r.exit_status, 125);
+	cr_expect(strstr(r.err, hidden), "want '%s' in:\n%s", hidden, r.err);
+	sbx_result_free(&r);
+	rm_tree(dir);
+	free(dir);
+	free(cfg);
+	free(p);
+	free(host);
+	free(usr);
+	free(dflt);
+	free(dup);
+	free(first);
+	free(hidden);
+}
+
 /* Hostile or broken input: 125 and one "sbx: FILE:LINE:COL: ..." line,
  * from both import and run, never a crash. */
 static void expect_clean_error(const char *dir, const char *name, const char *text,
@@ -237,7 +282,7 @@ Test(import_nsjail, hostile_configs_fail_cleanly)
 
 	expect_clean_error(dir, "unknown.cfg", "time_limit: 5\nrlimit_ass: 1\n", 28,
 			   ":2:1: unknown field 'rlimit_ass'");
-	expect_clean_error(dir, "garbage.cfg", "\x7f" "ELF\x02\x01\x01\0\0\0", 10, ":1:8: NUL byte");
+	expect_clean_error(dir, "garbage.cfg", "\x7f" "ELF\x02\x01\x01\0\0\0", 10, ":1:8: NUL byte in nsjail config");
 	expect_clean_error(dir, "type.cfg", "mount { dst: 5 }", 16, ":1:14: 'dst' expects a string");
 	for (int i = 0; i < 64; i++)
 		strcat(deep, "user_net {");

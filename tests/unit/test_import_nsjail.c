@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "import/internal.h"
 
@@ -352,6 +353,42 @@ Test(import_nsjail, an_entry_the_loader_refuses_becomes_a_note)
 	done(&p, &r);
 }
 
+/* The loader's reason quotes a line of the translated text; the note
+ * names the nsjail file's instead. */
+Test(import_nsjail, a_refusal_names_positions_in_the_nsjail_file)
+{
+	struct policy p;
+	struct import_result r;
+
+	translate("mount { src: \"/usr\" dst: \"/x\" is_bind: true }\n"
+		  "mount { src: \"/usr\" dst: \"/x\" is_bind: true }\n", &p, &r);
+	cr_expect(has_note(&r, "t.cfg:2:7", "(first set at t.cfg:1:7)"), "%s", r.text);
+	cr_expect(!strstr(r.text, "nsjail:t.cfg"), "%s", r.text);
+	done(&p, &r);
+}
+
+/* -p nsjail:FILE: the loaded policy's origins are lines of FILE. */
+Test(import_nsjail, origins_of_the_loaded_policy_are_lines_of_the_config)
+{
+	const char *cfg = "tests/nsjail/interpreter-service.cfg";
+	struct sbx_err err = { 0 };
+	struct import_result r;
+	struct policy p;
+	const struct mount_entry *m;
+
+	cr_assert_eq(access(cfg, R_OK), 0, "run from the source tree");
+	cr_assert_eq(import_nsjail_policy(cfg, &p, &r, &err), 0, "%s", err.msg);
+	cr_expect_str_eq(p.at[F_HOSTNAME].file, cfg);
+	cr_expect_eq(p.at[F_HOSTNAME].line, 5);
+	cr_expect_eq(p.limits.at[LIM_WALL_TIME_MS].line, 7);
+	cr_assert_not_null(m = mount_at(&p, "/usr"));
+	cr_expect_str_eq(m->at.file, cfg);
+	cr_expect_eq(m->at.line, 24);
+	cr_expect_eq(m->at.col, 7);
+	cr_expect_eq(p.seccomp.at_deny_action.line, 32);
+	done(&p, &r);
+}
+
 Test(import_nsjail, workspace_moves_when_a_mount_covers_mnt)
 {
 	struct policy p;
@@ -479,6 +516,7 @@ Test(import_nsjail, invalid_nsjail_text_is_a_positioned_error)
 	refused("exec_bin { arg: \"x\" }", 21, "t.cfg:1:10: Exe needs 'path'");
 	refused("mount { dst: \"/a\"", 17, "t.cfg:1:18: expected '}'");
 	refused("name: \"x\0\"", 10, "t.cfg:1:9: NUL byte");
+	refused("hostname: \"a\"\n\0", 15, "t.cfg:2:1: NUL byte in nsjail config");
 	refused("\xff\xfe\x00garbage", 10, "t.cfg:1:");
 }
 
@@ -493,7 +531,7 @@ Test(import_nsjail, deep_nesting_and_huge_files_are_refused)
 	free(deep);
 	huge = malloc((2u << 20) + 1);
 	memset(huge, ' ', 2u << 20);
-	refused(huge, 2u << 20, "t.cfg: policy larger than");
+	refused(huge, 2u << 20, "t.cfg: nsjail config larger than");
 	free(huge);
 }
 
