@@ -27,7 +27,8 @@ struct rl_desc {
 };
 
 static const struct rl_desc rlimits[] = {
-	{ "rlimit_as", "rlimit_as_type", 4096, RL_VALUE, LIM_MEMORY_MB, 1, " MiB", NULL },
+	{ "rlimit_as", "rlimit_as_type", 4096, RL_VALUE, LIM_MEMORY_MB, 1, " MiB",
+	  "each process's address space in nsjail, the memory the whole tree uses in sbx" },
 	{ "rlimit_cpu", "rlimit_cpu_type", 600, RL_VALUE, LIM_CPU_TIME_MS, 1000, " s",
 	  "per process in nsjail, the whole tree in sbx" },
 	{ "rlimit_fsize", "rlimit_fsize_type", 1, RL_VALUE, LIM_FILE_SIZE_MB, 1, " MiB", NULL },
