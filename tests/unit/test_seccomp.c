@@ -23,6 +23,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 
+#include "jail/scnotify.h"
 #include "jail/seccomp.h"
 
 static const char *const deny_groups[] = {
@@ -512,4 +513,26 @@ Test(seccomp, default_allow_keeps_the_fixed_rules)
 	cr_expect_eq(run_call(&prog, SYS_clone, CLONE_NEWUSER, 0), SECCOMP_RET_ERRNO | EPERM);
 	cr_expect_eq(run_call(&prog, SYS_clone3, 0, 0), SECCOMP_RET_ERRNO | ENOSYS);
 	sc_filter_free(&prog);
+}
+
+/* The supervisor answers notifications with sc_eval (jail/scnotify.h): it
+ * must say what this interpreter (and so the kernel) says, on every call. */
+Test(seccomp, sc_eval_agrees_with_the_interpreter)
+{
+	const uint64_t args[] = { 0, 1, AF_PACKET, CLONE_NEWUSER | SIGCHLD, TIOCSTI, 04755,
+				  0xffffffff, 0x100000000ull };
+	struct sock_fprog prog;
+
+	for (int kill = 0; kill < 2; kill++) {
+		build_default(&prog, kill ? SC_KILL : SC_ERRNO);
+		for (int nr = 0; nr < SC_NR_MAX + 8; nr++)
+			for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++)
+				for (size_t j = 0; j < sizeof(args) / sizeof(args[0]); j++) {
+					struct seccomp_data d = { .nr = nr, .arch = AUDIT_ARCH_X86_64,
+								  .args = { args[i], args[j], args[j] } };
+					cr_assert_eq(sc_eval(&prog, &d), bpf_run(&prog, &d),
+						     "nr %d args %zu %zu", nr, i, j);
+				}
+		sc_filter_free(&prog);
+	}
 }
