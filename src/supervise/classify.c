@@ -283,10 +283,11 @@ static bool classify_limits(struct sup *s)
 static bool classify_seccomp(struct sup *s, int sig)
 {
 	struct result *r = s->res;
+	int nr = notify_target_kill(&s->notify);
 	char call[32];
 
-	if (sig == SIGKILL && s->notify.killed_target && s->notify.kill_nr >= 0) {
-		sc_syscall_name(s->notify.kill_nr, call, sizeof(call));
+	if (sig == SIGKILL && nr >= 0) {
+		sc_syscall_name(nr, call, sizeof(call));
 		say(r, "killed by the seccomp filter: %s (a KILL rule of the policy; sbx "
 		       "ended the process with SIGKILL before the call ran)", call);
 	} else if (sig == SIGSYS && (s->target_evidence & CTL_EV_SECCOMP_KILL)) {

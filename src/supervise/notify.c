@@ -50,7 +50,6 @@ void notify_init(struct notifier *n, bool verbose, int64_t t0, struct learned_ca
 {
 	memset(n, 0, sizeof(*n));
 	n->fd = -1;
-	n->kill_nr = -1;
 	n->verbose = verbose;
 	n->t0 = t0;
 	n->learned = learned;
@@ -256,11 +255,20 @@ static void kill_caller(struct notifier *n, const struct seccomp_notif *req)
 			close(pidfd);
 		return; /* gone already: the call never ran */
 	}
-	if (syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0) == 0 && n->kill_nr < 0) {
-		n->kill_nr = (int)req->data.nr;
-		n->killed_target = tgid > 0 && tgid == n->target_pid;
+	if (syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0) == 0 && tgid > 0 &&
+	    n->nkills < sizeof(n->kills) / sizeof(n->kills[0])) {
+		n->kills[n->nkills].jail_pid = tgid;
+		n->kills[n->nkills++].nr = (int)req->data.nr;
 	}
 	close(pidfd);
+}
+
+int notify_target_kill(const struct notifier *n)
+{
+	for (unsigned i = 0; i < n->nkills; i++)
+		if (n->target_pid > 0 && n->kills[i].jail_pid == n->target_pid)
+			return n->kills[i].nr;
+	return -1;
 }
 
 static void answer(struct notifier *n, const struct seccomp_notif *req)

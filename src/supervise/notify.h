@@ -35,9 +35,11 @@ struct notifier {
 	bool threaded;                   /* the serving thread runs */
 	bool sync_wake;                  /* SYNC_WAKE_UP was accepted */
 	int target_pid;                  /* the target in the jail's pid ns */
-	/* written while serving; read after notify_stop() */
-	int kill_nr;                     /* the call a KILL rule stopped, -1 */
-	bool killed_target;              /* ... in the target itself */
+	/* written while serving; read after notify_stop(): the processes a
+	 * KILL rule ended (their pid in the jail; CTL_STARTED, which names
+	 * the target's, may come after the first kill) and at which call */
+	struct { int jail_pid, nr; } kills[8];
+	unsigned nkills;
 	uint64_t served;
 	char why_none[200];              /* no listener: why (for -v, messages) */
 };
@@ -61,5 +63,8 @@ void notify_serve_one(struct notifier *n);
 /* After the jail is gone: join the thread; the report moves to *OUT
  * (NULL when there was none). */
 void notify_stop(struct notifier *n, struct denied_report **out);
+
+/* After notify_stop: the call a KILL rule stopped the target at, or -1. */
+int notify_target_kill(const struct notifier *n);
 
 #endif
