@@ -1,7 +1,8 @@
 /*
- * denied.c - the record's denied_syscalls array (denied.h).
+ * denied.c - the record's denied_syscalls array (denied.h, internal.h).
  */
 #include "record/denied.h"
+#include "record/internal.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -10,12 +11,7 @@
 
 void denied_errno_name(int err, char *buf, size_t size)
 {
-	const char *name = strerrorname_np(err);
-
-	if (name)
-		snprintf(buf, size, "%s", name);
-	else
-		snprintf(buf, size, "%d", err);
+	record_name_or_number(buf, size, "", strerrorname_np(err), err);
 }
 
 static int by_count(const void *a, const void *b)

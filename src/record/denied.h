@@ -14,8 +14,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct cJSON;
-
 /* Distinct (call, answer, argument) entries kept; more are only counted. */
 #define DENIED_MAX 128
 
@@ -34,10 +32,6 @@ struct denied_report {
 	struct denied_call v[DENIED_MAX];
 	uint64_t omitted;  /* refusals that found no free entry */
 };
-
-/* R's entries, most counted first, as a JSON array; NULL R: JSON null.
- * NULL on out of memory. */
-struct cJSON *denied_json(const struct denied_report *r);
 
 /* The errno's symbolic name ("EPERM"), or its number. */
 void denied_errno_name(int err, char *buf, size_t size);

@@ -110,14 +110,17 @@ void result_free(struct result *r)
 	r->denied = NULL;
 }
 
+void record_name_or_number(char *buf, size_t size, const char *prefix, const char *name, int n)
+{
+	if (name)
+		snprintf(buf, size, "%s%s", prefix, name);
+	else
+		snprintf(buf, size, "%s%d", prefix, n);
+}
+
 void result_signal_name(int sig, char *buf, size_t size)
 {
-	const char *abbrev = sigabbrev_np(sig);
-
-	if (abbrev)
-		snprintf(buf, size, "SIG%s", abbrev);
-	else
-		snprintf(buf, size, "SIG%d", sig);
+	record_name_or_number(buf, size, "SIG", sigabbrev_np(sig), sig);
 }
 
 /* Quote LEN bytes of valid UTF-8 as a JSON string; NULs become \u0000. */

@@ -20,7 +20,6 @@
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,46 +45,13 @@ static void set_why(struct notifier *n, const char *why)
 		snprintf(n->learned->why_none, sizeof(n->learned->why_none), "%s", why);
 }
 
-void notify_init(struct notifier *n, bool verbose, int64_t t0, struct learned_calls *learned)
+void notify_init(struct notifier *n, const struct vlog *log, struct learned_calls *learned)
 {
 	memset(n, 0, sizeof(*n));
 	n->fd = -1;
-	n->verbose = verbose;
-	n->t0 = t0;
+	n->vlog = (struct vlog){ .on = log->on, .who = "notify ", .t0_ns = log->t0_ns };
 	n->learned = learned;
 	set_why(n, "the program never started");
-}
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static void note(const struct notifier *n, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void note(const struct notifier *n, const char *fmt, ...)
-{
-	char line[400];
-	va_list ap;
-	int len;
-
-	if (!n->verbose)
-		return;
-	len = snprintf(line, sizeof(line), "sbx: notify +%.3fms ",
-		       (double)(now_ns() - n->t0) / 1e6);
-	va_start(ap, fmt);
-	vsnprintf(line + len, sizeof(line) - (size_t)len - 1, fmt, ap);
-	va_end(ap);
-	len = (int)strlen(line);
-	line[len++] = '\n';
-	/* one write per line: the loop and the init log to the same stderr */
-	if (write(STDERR_FILENO, line, (size_t)len) < 0) {
-		/* logging is best effort */
-	}
 }
 
 int notify_adopt(struct notifier *n, int fd, const struct sock_fprog *policy,
@@ -111,8 +77,8 @@ int notify_adopt(struct notifier *n, int fd, const struct sock_fprog *policy,
 	n->learn = learn && learn->filter && n->learned ? learn : NULL;
 	if (n->learn)
 		n->learned->available = true;
-	note(n, "seccomp listener received: refusals are reported%s",
-	     n->learn ? ", calls outside the policy are learned" : "");
+	vlog_line(&n->vlog, "seccomp listener received: refusals are reported%s",
+		  n->learn ? ", calls outside the policy are learned" : "");
 	return 0;
 }
 
@@ -130,7 +96,7 @@ void notify_none(struct notifier *n, int e, const char *why)
 			 "notification needs Linux 5.0)", strerror(e));
 		set_why(n, text);
 	}
-	note(n, "no report of refusals: %s", n->why_none);
+	vlog_line(&n->vlog, "no report of refusals: %s", n->why_none);
 }
 
 /* ---- counting ------------------------------------------------------------ */
@@ -169,11 +135,11 @@ static struct denied_call *entry_of(struct notifier *n, const struct seccomp_dat
 	c->arg_value = value;
 	sc_syscall_name(c->nr, c->name, sizeof(c->name));
 	sc_arg_text(c->nr, arg, value, c->arg_text, sizeof(c->arg_text));
-	if (n->verbose) {
+	if (n->vlog.on) {
 		char e[32];
 		denied_errno_name(err, e, sizeof(e));
-		note(n, "refused %s%s%s%s: %s", c->name, arg >= 0 ? " (" : "", c->arg_text,
-		     arg >= 0 ? ")" : "", err ? e : "killed (a KILL rule)");
+		vlog_line(&n->vlog, "refused %s%s%s%s: %s", c->name, arg >= 0 ? " (" : "",
+			  c->arg_text, arg >= 0 ? ")" : "", err ? e : "killed (a KILL rule)");
 	}
 	return c;
 }
@@ -279,7 +245,7 @@ static void answer(struct notifier *n, const struct seccomp_notif *req)
 	n->served++;
 	if (n->learn && ret != SECCOMP_RET_ALLOW && sc_eval(n->learn, d) == SECCOMP_RET_ALLOW) {
 		if (d->nr < SC_NR_MAX && n->learned && n->learned->seen[d->nr]++ == 0)
-			note(n, "learned syscall %u", d->nr);
+			vlog_line(&n->vlog, "learned syscall %u", d->nr);
 		respond(n, req->id, 0, true);
 		return;
 	}
@@ -337,8 +303,9 @@ int notify_start(struct notifier *n)
 	rc = pthread_create(&n->thread, &attr, serve, n);
 	pthread_attr_destroy(&attr);
 	n->threaded = rc == 0;
-	note(n, "serving the listener in a thread%s%s", n->sync_wake ? " (sync wake-up)" : "",
-	     n->threaded ? "" : ": failed, serving from the loop");
+	vlog_line(&n->vlog, "serving the listener in a thread%s%s",
+		  n->sync_wake ? " (sync wake-up)" : "",
+		  n->threaded ? "" : ": failed, serving from the loop");
 	return n->threaded ? 0 : -1;
 }
 
@@ -361,7 +328,7 @@ void notify_stop(struct notifier *n, struct denied_report **out)
 		clock_gettime(CLOCK_REALTIME, &deadline);
 		deadline.tv_sec += 2;
 		if (pthread_timedjoin_np(n->thread, NULL, &deadline) != 0) {
-			note(n, "the serving thread did not end; the report is dropped");
+			vlog_line(&n->vlog, "the serving thread did not end; the report is dropped");
 			pthread_detach(n->thread);
 			/* it may still write: leak its table and fd, not the run */
 			n->report = NULL;
@@ -372,7 +339,7 @@ void notify_stop(struct notifier *n, struct denied_report **out)
 	if (n->fd >= 0)
 		close(n->fd);
 	n->fd = -1;
-	note(n, "%" PRIu64 " notifications answered", n->served);
+	vlog_line(&n->vlog, "%" PRIu64 " notifications answered", n->served);
 	if (out)
 		*out = n->report;
 	else

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "base/log.h"
 #include "record/denied.h"
 #include "supervise/supervise.h"
 
@@ -29,8 +30,7 @@ struct notifier {
 	const struct sock_fprog *learn;  /* `sbx learn`, else NULL */
 	struct learned_calls *learned;   /* the request's, with learn */
 	struct denied_report *report;    /* calloc'ed with the listener */
-	bool verbose;
-	int64_t t0;                      /* CLOCK_MONOTONIC ns, for -v */
+	struct vlog vlog;                /* -v: "sbx: notify +MS ...", the supervisor's t0 */
 	pthread_t thread;
 	bool threaded;                   /* the serving thread runs */
 	bool sync_wake;                  /* SYNC_WAKE_UP was accepted */
@@ -44,8 +44,9 @@ struct notifier {
 	char why_none[200];              /* no listener: why (for -v, messages) */
 };
 
-/* LEARNED: `sbx learn`'s counters (the request's), or NULL. */
-void notify_init(struct notifier *n, bool verbose, int64_t t0, struct learned_calls *learned);
+/* LOG: the supervisor's -v log (its switch and start time); LEARNED:
+ * `sbx learn`'s counters (the request's), or NULL. */
+void notify_init(struct notifier *n, const struct vlog *log, struct learned_calls *learned);
 
 /* Take FD (SCM_RIGHTS with CTL_LISTENER) once it proves a seccomp
  * listener; the programs are the jail's.  -1: FD was closed. */

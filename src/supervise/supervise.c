@@ -240,7 +240,7 @@ static void sup_init(struct sup *s, const struct run_request *req, struct result
 	s->timer_armed = -1;
 	s->vlog = (struct vlog){ .on = req->verbose, .who = "supervise ",
 				 .t0_ns = monotonic_ns() };
-	notify_init(&s->notify, s->vlog.on, s->vlog.t0_ns, req->learn);
+	notify_init(&s->notify, &s->vlog, req->learn);
 	/* the init's grace too (policy.h): the same value on both sides */
 	s->grace_ns = (int64_t)policy_kill_grace_ms(s->pol) * MS;
 }

@@ -22,6 +22,7 @@
 #include "jail/seccomp.h"
 #include "policy/policy.h"
 #include "record/denied.h"
+#include "record/internal.h" /* denied_json */
 
 #define RET_ERR(e) (SECCOMP_RET_ERRNO | (e))
 
