@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -37,6 +38,8 @@
 
 /* The serving thread's stack: it only formats names and log lines. */
 #define SERVE_STACK (256 * 1024)
+/* Its time slice: EEVDF's minimum (0.1 ms) for the quickest pick on wake-up */
+#define SERVE_SLICE_NS 100000
 
 static void set_why(struct notifier *n, const char *why)
 {
@@ -278,10 +281,40 @@ static bool serve_one(struct notifier *n)
 	return errno == ENOENT && !(poll(&pfd, 1, 0) > 0 && (pfd.revents & POLLHUP));
 }
 
+/*
+ * Ask for the shortest time slice EEVDF gives a normal thread (Linux 6.12+;
+ * earlier kernels ignore it): the woken server then comes first among the
+ * runnable tasks of a loaded CPU instead of waiting its turn, which is most
+ * of a round trip there (bench: 43 -> 30 us at load 30 on 2 cores).  No
+ * privilege and no more CPU share: the policy and nice stay as they are.
+ */
+static bool short_slice(void)
+{
+	/* linux/sched/types.h's struct sched_attr, which clashes with sched.h */
+	struct {
+		uint32_t size, sched_policy;
+		uint64_t sched_flags;
+		int32_t sched_nice;
+		uint32_t sched_priority;
+		uint64_t sched_runtime, sched_deadline, sched_period;
+		uint32_t sched_util_min, sched_util_max;
+	} a;
+
+	memset(&a, 0, sizeof(a));
+	if (syscall(SYS_sched_getattr, 0, &a, sizeof(a), 0) != 0 ||
+	    (a.sched_policy != SCHED_OTHER && a.sched_policy != SCHED_BATCH))
+		return false;
+	a.size = sizeof(a);
+	a.sched_flags = 0;
+	a.sched_runtime = SERVE_SLICE_NS;
+	return syscall(SYS_sched_setattr, 0, &a, 0) == 0;
+}
+
 static void *serve(void *arg)
 {
 	struct notifier *n = arg;
 
+	n->short_slice = short_slice();
 	while (serve_one(n))
 		;
 	return NULL;
@@ -339,7 +372,8 @@ void notify_stop(struct notifier *n, struct denied_report **out)
 	if (n->fd >= 0)
 		close(n->fd);
 	n->fd = -1;
-	vlog_line(&n->vlog, "%" PRIu64 " notifications answered", n->served);
+	vlog_line(&n->vlog, "%" PRIu64 " notifications answered%s", n->served,
+		  n->short_slice ? " (short time slice)" : "");
 	if (out)
 		*out = n->report;
 	else

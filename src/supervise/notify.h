@@ -34,6 +34,7 @@ struct notifier {
 	pthread_t thread;
 	bool threaded;                   /* the serving thread runs */
 	bool sync_wake;                  /* SYNC_WAKE_UP was accepted */
+	bool short_slice;                /* the thread got its 0.1 ms time slice */
 	int target_pid;                  /* the target in the jail's pid ns */
 	/* written while serving; read after notify_stop(): the processes a
 	 * KILL rule ended (their pid in the jail; CTL_STARTED, which names
