@@ -434,6 +434,12 @@ class Bench:
             "refusals_report_over_no_report": ratio(med(self.res["denials"].get("sbx_report")),
                                                     med(self.res["denials"].get("sbx_no_report"))),
         }
+        # the bound of any design that sees every refused call: the round
+        # trip's CPU alone against the kernel's answer, with no waiting at all
+        rt = self.res["denials"].get("round_trip") or {}
+        k, n = rt.get("in_kernel_cpu_ns"), rt.get("notify_sync_wake_cpu_ns")
+        self.res["ratios"]["refusal_round_trip_cpu_over_in_kernel"] = (
+            round((k + n) / k, 3) if isinstance(k, (int, float)) and k > 0 and n and n > 0 else None)
         for key, rows in t.items():
             self.res["ratios"][f"throughput_{key}_sbx_over_bwrap"] = ratio(
                 (rows.get("sbx") or {}).get("runs_per_s"), (rows.get("bwrap_seccomp") or {}).get("runs_per_s"))
@@ -697,12 +703,14 @@ def table_rows(res):
         elif st:
             rows.append(("tree meter", k, "error", st.get("error", "")))
     rt = res.get("denials", {}).get("round_trip") or {}
-    for k, label in (("in_kernel_ns", "refused call, answered in the kernel"),
-                     ("notify_ns", "refused call, user notification round trip"),
-                     ("notify_sync_wake_ns", "... with SYNC_WAKE_UP")):
-        if isinstance(rt.get(k), (int, float)):
-            rows.append(("refusals", label, f"{rt[k] / 1e3:.2f} us" if rt[k] >= 0 else "refused",
-                         f"notifyrt, {rt['calls']} calls"))
+    for k, label in (("in_kernel", "refused call, answered in the kernel"),
+                     ("notify", "refused call, user notification round trip"),
+                     ("notify_sync_wake", "... with SYNC_WAKE_UP"),
+                     ("notify_sync_wake_short_slice", "... and a 0.1 ms slice (as sbx)")):
+        v, cpu = rt.get(f"{k}_ns"), rt.get(f"{k}_cpu_ns")
+        if isinstance(v, (int, float)):
+            note = f"notifyrt, {rt['calls']} calls" + (f"; CPU {cpu / 1e3:.2f} us/call" if cpu else "")
+            rows.append(("refusals", label, f"{v / 1e3:.2f} us" if v >= 0 else "refused", note))
     for k, label in (("sbx_report", "sbx, N refused calls, reported"),
                      ("sbx_no_report", "sbx, N refused calls, --no-syscall-report")):
         st = res.get("denials", {}).get(k)

@@ -2,9 +2,13 @@
  * notifyrt.c - the kernel's cost of a refused syscall, answered three ways
  * (for `make bench`, issue 18): in the kernel by the filter (ERRNO), by a
  * supervisor through seccomp user notification, and the same with
- * SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (Linux 6.6+).  A child makes N
- * keyctl() calls under a 4-instruction filter; the parent answers them
- * with blocking NOTIF_RECV/NOTIF_SEND, as sbx's serving thread does.
+ * SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (Linux 6.6+), and that with the
+ * server on EEVDF's shortest time slice (Linux 6.12+), as sbx's serving
+ * thread runs.  A child makes N keyctl() calls under a 4-instruction
+ * filter; the parent answers them with blocking NOTIF_RECV/NOTIF_SEND.
+ * Besides the wall time per call, the CPU both sides spent per call: that
+ * is what a round trip costs even on an idle machine, the bound of any
+ * design that sees every refused call.
  *
  *   notifyrt N     prints one JSON object: ns per call for each way
  */
@@ -18,6 +22,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -29,7 +34,7 @@
 #endif
 #define SYNC_WAKE_UP 1UL
 
-enum way { IN_KERNEL, NOTIFY, NOTIFY_SYNC };
+enum way { IN_KERNEL, NOTIFY, NOTIFY_SYNC, NOTIFY_SLICE, NWAYS };
 
 static double now_s(void)
 {
@@ -104,6 +109,38 @@ static void child(enum way w, long n, int sock, int out)
 	_exit(0);
 }
 
+/* What notify.c does with RUNTIME 100000: that slice, policy and nice as
+ * they are; 0 is the default slice again. */
+static int set_slice(uint64_t runtime)
+{
+	struct {
+		uint32_t size, policy;
+		uint64_t flags;
+		int32_t nice;
+		uint32_t prio;
+		uint64_t runtime, deadline, period;
+		uint32_t umin, umax;
+	} a;
+
+	memset(&a, 0, sizeof(a));
+	if (syscall(SYS_sched_getattr, 0, &a, sizeof(a), 0) != 0)
+		return -1;
+	a.size = sizeof(a);
+	a.flags = 0;
+	a.runtime = runtime;
+	return (int)syscall(SYS_sched_setattr, 0, &a, 0);
+}
+
+static double cpu_s(void)
+{
+	struct rusage s, c;
+
+	getrusage(RUSAGE_SELF, &s);
+	getrusage(RUSAGE_CHILDREN, &c);
+	return s.ru_utime.tv_sec + s.ru_stime.tv_sec + c.ru_utime.tv_sec + c.ru_stime.tv_sec +
+	       (s.ru_utime.tv_usec + s.ru_stime.tv_usec + c.ru_utime.tv_usec + c.ru_stime.tv_usec) / 1e6;
+}
+
 static void serve(int fd)
 {
 	struct seccomp_notif req;
@@ -121,9 +158,11 @@ static void serve(int fd)
 	}
 }
 
-/* ns per call, or -1 (-2: sync wake-up refused by this kernel). */
-static double measure(enum way w, long n)
+/* ns per call, or -1 (-2: sync wake-up refused by this kernel); *CPU:
+ * the CPU both processes spent, ns per call. */
+static double measure(enum way w, long n, double *cpu)
 {
+	double c0 = cpu_s();
 	int sv[2], pp[2], st, fd;
 	double dt = -1;
 	int sync_refused = 0;
@@ -141,15 +180,20 @@ static double measure(enum way w, long n)
 		fd = recv_fd(sv[0]);
 		if (fd < 0)
 			return -1;
-		sync_refused = w == NOTIFY_SYNC && ioctl(fd, SECCOMP_IOCTL_NOTIF_SET_FLAGS, flags) != 0;
+		sync_refused = w >= NOTIFY_SYNC && ioctl(fd, SECCOMP_IOCTL_NOTIF_SET_FLAGS, flags) != 0;
+		if (w == NOTIFY_SLICE && set_slice(100000) != 0)
+			sync_refused = 1;
 		serve(fd);
 		close(fd);
 	}
 	if (read(pp[0], &dt, sizeof(dt)) != sizeof(dt))
 		dt = -1;
 	waitpid(pid, &st, 0);
+	*cpu = (cpu_s() - c0) / n * 1e9;
 	close(pp[0]);
 	close(sv[0]);
+	if (w == NOTIFY_SLICE)
+		(void)set_slice(0);
 	if (sync_refused)
 		return -2;
 	return dt < 0 || !WIFEXITED(st) || WEXITSTATUS(st) ? -1 : dt / n * 1e9;
@@ -157,12 +201,18 @@ static double measure(enum way w, long n)
 
 int main(int argc, char **argv)
 {
+	static const char *const names[NWAYS] = { "in_kernel", "notify", "notify_sync_wake",
+						  "notify_sync_wake_short_slice" };
 	long n = argc > 1 ? atol(argv[1]) : 100000;
+	double ns[NWAYS], cpu[NWAYS];
 
 	if (n <= 0)
 		return 2;
-	printf("{\"calls\": %ld, \"in_kernel_ns\": %.1f, \"notify_ns\": %.1f, "
-	       "\"notify_sync_wake_ns\": %.1f}\n", n, measure(IN_KERNEL, n), measure(NOTIFY, n),
-	       measure(NOTIFY_SYNC, n));
+	for (int w = 0; w < NWAYS; w++)
+		ns[w] = measure((enum way)w, n, &cpu[w]);
+	printf("{\"calls\": %ld", n);
+	for (int w = 0; w < NWAYS; w++)
+		printf(", \"%s_ns\": %.1f, \"%s_cpu_ns\": %.1f", names[w], ns[w], names[w], cpu[w]);
+	printf("}\n");
 	return 0;
 }
