@@ -3,7 +3,10 @@
 
 Runs every item of issue 8 on this machine, in this run: start-up latency
 (sbx, bare, unshare, bwrap), language start-up, throughput of many runs,
-output relay, supervisor memory, and a phase breakdown of one start-up.
+output relay, supervisor memory, and a phase breakdown of one start-up;
+and of issue 18: the cost of reporting refused syscalls (the notification
+round trip, 1,000,000 refused calls with and without the report, peak RSS),
+and start-up against another sbx (SBX_BASE, e.g. a build of main).
 Prints a table and writes a JSON file.  A tool that is missing, or an sbx
 that does not run yet, becomes a "skipped" item with a note: never silent.
 
@@ -48,9 +51,10 @@ class Bench:
         self.bpf = os.path.join(self.helpers, "filter.bpf")
         if not os.path.exists(self.bpf):
             self.bpf = None
+        self.base = os.path.abspath(args.base) if args.base else None
         self.res = {"meta": self.meta(), "skipped": [], "startup": {}, "language": {},
                     "throughput": {}, "relay": {}, "memory": {}, "meter": {}, "phases": {},
-                    "ratios": {}, "floors": {}}
+                    "denials": {}, "ratios": {}, "floors": {}}
         self.sbx_ok, self.sbx_note = self.probe_sbx()
         self.res["kernel_floor"] = self.kernel_floor()
 
@@ -210,7 +214,13 @@ class Bench:
         if self.need("startup.sbx", sbx=True):
             items += [("sbx_version", [self.sbx, "--version"], False),
                       ("sbx", [self.sbx, "run", "-q", "--", "/bin/true"], False),
+                      ("sbx_no_report", [self.sbx, "run", "-q", "--no-syscall-report", "--",
+                                         "/bin/true"], False),
                       ("sbx_net_host", [self.sbx, "run", "-q", "--net", "host", "--", "/bin/true"], False)]
+            if self.base:
+                items.append(("sbx_base", [self.base, "run", "-q", "--", "/bin/true"], False))
+            else:
+                self.skip("startup.sbx_base", "no SBX_BASE given (a build of main to compare with)")
         rows = self.interleaved(items, self.runs(200), self.runs(20) if self.quick else 5)
         if rows.get("bwrap_seccomp"):
             rows["bwrap_seccomp"]["note"] = ("run through sh to open the filter fd; hyperfine "
@@ -421,7 +431,15 @@ class Bench:
                                             med(self.res["language"].get("bare_python3"))),
             "relay_sbx_over_bare": ratio((r.get("sbx") or {}).get("MB_per_s"),
                                          (r.get("bare_pipe") or {}).get("MB_per_s")),
+            "refusals_report_over_no_report": ratio(med(self.res["denials"].get("sbx_report")),
+                                                    med(self.res["denials"].get("sbx_no_report"))),
         }
+        # the bound of any design that sees every refused call: the round
+        # trip's CPU alone against the kernel's answer, with no waiting at all
+        rt = self.res["denials"].get("round_trip") or {}
+        k, n = rt.get("in_kernel_cpu_ns"), rt.get("notify_sync_wake_cpu_ns")
+        self.res["ratios"]["refusal_round_trip_cpu_over_in_kernel"] = (
+            round((k + n) / k, 3) if isinstance(k, (int, float)) and k > 0 and n and n > 0 else None)
         for key, rows in t.items():
             self.res["ratios"][f"throughput_{key}_sbx_over_bwrap"] = ratio(
                 (rows.get("sbx") or {}).get("runs_per_s"), (rows.get("bwrap_seccomp") or {}).get("runs_per_s"))
@@ -432,11 +450,18 @@ class Bench:
         rss = [(m.get(k) or {}).get("self_peak_kib") for k in ("sbx_true", "sbx_relay_1g")]
         rss = [x for x in rss if x]
         verdict = lambda ok: None if ok is None else ("met" if ok else "missed")
+        base = (self.res["startup"].get("sbx_base") or {}).get("median")
+        hammer = self.res["ratios"]["refusals_report_over_no_report"]
+        refusing, usual = ((m.get(k) or {}).get("self_peak_kib") for k in ("sbx_refusing_1m", "sbx_true"))
         self.res["floors"] = {
             "startup_at_or_below_bwrap": verdict(sbx <= bw if sbx and bw else None),
             "startup_goal_0.6x_bwrap": verdict(sbx <= 0.6 * bw if sbx and bw else None),
             "relay_at_least_80pct_of_bare": verdict(rel >= 0.8 if rel else None),
             "supervisor_peak_rss_under_4MiB": verdict(max(rss) < 4096 if rss else None),
+            "startup_within_0.1ms_of_base": verdict(sbx - base <= 0.1 if sbx and base else None),
+            "refusals_1m_within_5x_of_no_report": verdict(hammer <= 5 if hammer else None),
+            "refusing_peak_rss_within_1MiB_of_usual": verdict(
+                refusing - usual <= 1024 if refusing and usual else None),
         }
 
     # ----- 6. the tree meter's own CPU -----------------------------------
@@ -477,9 +502,45 @@ class Bench:
         return {"processes": n, "churn": churn, "supervisor_cpu_pct": round(100 * (c1 - c0) / (t1 - t0), 2),
                 "seconds": round(t1 - t0, 2)}
 
+    # ----- 7. refused syscalls (issue 18) --------------------------------
+
+    def denials(self):
+        """The report's cost: the kernel's round trip for a notification, and a
+        program making N refused calls under sbx with and without the report."""
+        print("7. refused syscalls: the report's cost", file=sys.stderr)
+        rt, loop = (os.path.join(self.helpers, h) for h in ("notifyrt", "keyloop"))
+        rows = self.res["denials"]
+        if os.access(rt, os.X_OK):
+            r = subprocess.run([rt, "20000" if self.quick else "200000"], capture_output=True, text=True)
+            rows["round_trip"] = json.loads(r.stdout) if r.returncode == 0 else {"error": r.stderr[:200]}
+        else:
+            self.skip("denials.round_trip", "notifyrt helper could not be built")
+        if not os.access(loop, os.X_OK) or not self.need("denials.sbx", sbx=True):
+            self.skip("denials.sbx", "keyloop helper could not be built") if self.sbx_ok else None
+            return
+        n = 100000 if self.quick else 1000000
+        cmd = lambda *opt: [self.sbx, "run", "-q", "--time", "1800s", "--cpu", "1800s", *opt,
+                            "-b", f"{self.helpers}:/h", "--", "/h/keyloop", str(n)]
+        times = {"report": [], "no_report": []}
+        for _ in range(2 if self.quick else 3):
+            for key, c in (("report", cmd()), ("no_report", cmd("--no-syscall-report"))):
+                t0 = time.monotonic()
+                p = subprocess.run(c, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                if p.returncode != 0:
+                    rows[key] = {"error": f"sbx exited {p.returncode}"}
+                    return
+                times[key].append(time.monotonic() - t0)
+        for key, t in times.items():
+            rows[f"sbx_{key}"] = dict(self.stats(t), calls=n)
+        per = (rows["sbx_report"]["median"] - rows["sbx_no_report"]["median"]) / n * 1e3
+        rows["sbx_report"]["extra_us_per_refusal"] = round(per, 3)
+        peak = os.path.join(self.helpers, "peakrss")
+        if os.access(peak, os.X_OK):
+            self.res["memory"]["sbx_refusing_1m"] = self.peak(peak, cmd(), runs=1 if self.quick else 2)
+
     def run_all(self):
         for step in (self.startup, self.language, self.throughput, self.relay, self.memory,
-                     self.meter, self.phases):
+                     self.meter, self.phases, self.denials):
             step()
         self.derive()
         self.res["meta"]["loadavg_end"] = os.getloadavg()[0]
@@ -610,6 +671,7 @@ def table_rows(res):
     names = {"bare": "bare /bin/true", "unshare": "unshare -Urmpfiun --mount-proc",
              "bwrap": "bwrap (namespaces+mounts)", "bwrap_seccomp": "bwrap + seccomp filter",
              "sbx_version": "sbx --version (exec+link)", "sbx": "sbx run -q -- /bin/true",
+             "sbx_no_report": "sbx run -q --no-syscall-report", "sbx_base": "SBX_BASE run -q (main)",
              "sbx_net_host": "sbx run -q --net host"}
     for k, label in names.items():
         if res["startup"].get(k):
@@ -640,6 +702,24 @@ def table_rows(res):
                          f"{st['supervisor_cpu_pct']:.2f} % CPU", f"sbx's own CPU over {st['seconds']} s"))
         elif st:
             rows.append(("tree meter", k, "error", st.get("error", "")))
+    rt = res.get("denials", {}).get("round_trip") or {}
+    for k, label in (("in_kernel", "refused call, answered in the kernel"),
+                     ("notify", "refused call, user notification round trip"),
+                     ("notify_sync_wake", "... with SYNC_WAKE_UP"),
+                     ("notify_sync_wake_short_slice", "... and a 0.1 ms slice (as sbx)")):
+        v, cpu = rt.get(f"{k}_ns"), rt.get(f"{k}_cpu_ns")
+        if isinstance(v, (int, float)):
+            note = f"notifyrt, {rt['calls']} calls" + (f"; CPU {cpu / 1e3:.2f} us/call" if cpu else "")
+            rows.append(("refusals", label, f"{v / 1e3:.2f} us" if v >= 0 else "refused", note))
+    for k, label in (("sbx_report", "sbx, N refused calls, reported"),
+                     ("sbx_no_report", "sbx, N refused calls, --no-syscall-report")):
+        st = res.get("denials", {}).get(k)
+        if st and "median" in st:
+            extra = f", +{st['extra_us_per_refusal']:.2f} us/call" if "extra_us_per_refusal" in st else ""
+            rows.append(("refusals", label.replace("N", f"{st['calls']:,}"), fmt(st["median"], " ms"),
+                         f"min {st['min']:.0f}, max {st['max']:.0f}{extra}"))
+        elif st:
+            rows.append(("refusals", k, "error", st.get("error", "")))
     for k, v in res["ratios"].items():
         if v is not None:
             rows.append(("ratio", k, f"{v:.2f}x", ""))
@@ -699,6 +779,8 @@ def main():
     ap.add_argument("--helpers", default="")
     ap.add_argument("--out", default="bench/results.json")
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--base", default=os.environ.get("SBX_BASE"),
+                    help="another sbx to compare start-up with (a build of main)")
     ap.add_argument("--markdown")
     args = ap.parse_args()
     if args.markdown:
@@ -711,7 +793,7 @@ def main():
     b = Bench(args)
     if not b.tools["hyperfine"]:
         b.skip("startup/language/throughput/relay", "hyperfine is not installed")
-        for step in (b.memory, b.meter, b.phases):
+        for step in (b.memory, b.meter, b.phases, b.denials):
             step()
         b.derive()
     else:

@@ -11,6 +11,7 @@
 #   SBX=./sbx           the binary to measure
 #   BENCH_OUT=FILE      where the JSON goes (default bench/results.json)
 #   BENCH_QUICK=1       about a tenth of the runs: a smoke test, not numbers
+#   SBX_BASE=PATH       another sbx (a build of main) for the start-up comparison
 #
 # Nothing is installed here: a missing tool is reported as a skipped item.
 set -eu
@@ -45,6 +46,17 @@ if ! "$cc" $cflags -o "$helpers/peakrss" "$here/peakrss.c" 2>"$helpers/peakrss.l
 	echo "bench: could not build peakrss; memory items are skipped" >&2
 	cat "$helpers/peakrss.log" >&2
 fi
+# issue 18: the notification round trip, and a program that hammers a refused call
+if ! "$cc" $cflags -o "$helpers/notifyrt" "$here/notifyrt.c" 2>"$helpers/notifyrt.log"; then
+	echo "bench: could not build notifyrt; the round-trip item is skipped" >&2
+	cat "$helpers/notifyrt.log" >&2
+fi
+if ! "$cc" $cflags -static -o "$helpers/keyloop" "$here/../tests/probes/priv_keyctl_loop.c" \
+	2>"$helpers/keyloop.log"; then
+	echo "bench: could not build keyloop (static); the refused-calls items are skipped" >&2
+	cat "$helpers/keyloop.log" >&2
+fi
+chmod 755 "$helpers"
 if "$cc" $cflags -o "$helpers/nsfloor" "$here/nsfloor.c" 2>/dev/null; then
 	"$helpers/nsfloor" 200 >"$helpers/nsfloor.json" 2>/dev/null || rm -f "$helpers/nsfloor.json"
 fi

@@ -14,6 +14,7 @@ static const struct {
 	int (*run)(int argc, char **argv);
 } commands[] = {
 	{ "run", cmd_run },
+	{ "learn", cmd_learn },
 	{ "check", cmd_check },
 	{ "explain", cmd_explain },
 	{ "import", cmd_import },

@@ -25,7 +25,7 @@ enum cli_opt {
 	OPT_TMPFS, OPT_WORKDIR, OPT_FILE, OPT_OUT, OPT_ENV, OPT_ENV_KEEP,
 	OPT_CHDIR, OPT_STDIN, OPT_SET, OPT_SECCOMP_ALLOW, OPT_SECCOMP_DENY,
 	OPT_JSON, OPT_STDOUT, OPT_STDERR, OPT_RESULT, OPT_QUIET, OPT_VERBOSE,
-	OPT_HELP, OPT_CGROUP_PARENT, OPT_COUNT
+	OPT_HELP, OPT_CGROUP_PARENT, OPT_NO_REPORT, OPT_COUNT
 };
 
 enum value_kind { V_NONE, V_TEXT, V_DUR, V_SIZE, V_SIZE_MIB, V_COUNT };
@@ -71,6 +71,7 @@ static const struct opt_def opt_defs[] = {
 	{ OPT_VERBOSE, "--verbose", 'v', V_NONE, -1, -1 },
 	{ OPT_HELP, "--help", 'h', V_NONE, -1, -1 },
 	{ OPT_CGROUP_PARENT, "--cgroup-parent", 0, V_TEXT, -1, -1 },
+	{ OPT_NO_REPORT, "--no-syscall-report", 0, V_NONE, -1, -1 },
 };
 
 #define NOPTS (sizeof(opt_defs) / sizeof(opt_defs[0]))
@@ -234,6 +235,7 @@ static bool set_run_option(struct cli_options *o, const struct opt_def *d,
 	case OPT_QUIET: o->quiet = true; return true;
 	case OPT_VERBOSE: o->verbose = true; return true;
 	case OPT_HELP: o->help = true; return true;
+	case OPT_NO_REPORT: o->no_report = true; return true;
 	default: return false;
 	}
 }

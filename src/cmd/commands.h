@@ -9,6 +9,7 @@
 #define EXIT_SBX_ERROR 125
 
 int cmd_run(int argc, char **argv);     /* src/cmd/run.c */
+int cmd_learn(int argc, char **argv);   /* src/cmd/learn.c */
 int cmd_check(int argc, char **argv);   /* src/cmd/check.c */
 int cmd_explain(int argc, char **argv); /* src/cmd/check.c */
 int cmd_import(int argc, char **argv);  /* src/cmd/import.c */

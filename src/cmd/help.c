@@ -16,7 +16,7 @@
 #endif
 
 const char *const help_commands[] = {
-	"run", "check", "explain", "import", "langs", "doctor", "version", "help",
+	"run", "learn", "check", "explain", "import", "langs", "doctor", "version", "help",
 };
 const unsigned help_ncommands = sizeof(help_commands) / sizeof(help_commands[0]);
 
@@ -26,6 +26,7 @@ static const char main_text[] =
 	"\n"
 	"Commands:\n"
 	"  run       run a command (or a --lang FILE) in a jail\n"
+	"  learn     run it once and print the policy (syscalls) that run needed\n"
 	"  check     validate policy files\n"
 	"  explain   print the effective policy, each field with its origin\n"
 	"  import    translate an nsjail config into an sbx policy\n"
@@ -90,6 +91,9 @@ static const char options_text[] =
 	"  -r, --result DEST        where the record goes: -, fd:N or a path\n"
 	"                           (default: stderr)\n"
 	"  -q, --quiet              no record unless --result or --json asks for one\n"
+	"      --no-syscall-report  answer refused syscalls in the kernel: faster for a\n"
+	"                           program that hammers them, but the record's\n"
+	"                           denied_syscalls is null and a KILL is not named\n"
 	"  -v, --verbose            log each setup step to stderr\n"
 	"  -h, --help               show this help\n"
 	"\n"
@@ -111,6 +115,19 @@ static const char run_tail[] =
 	"Exit status: the program's exit code; 128+N if a signal N ended it;\n"
 	"124 a limit stopped it; 125 sbx failed (usage, policy, setup);\n"
 	"126 cannot execute; 127 not found; 130/143 sbx was interrupted.\n";
+
+static const char learn_head[] =
+	"Usage: sbx learn [OPTIONS] [--] COMMAND [ARG...]\n"
+	"       sbx learn [OPTIONS] --lang LANG FILE [ARG...]\n"
+	"Run COMMAND once, as 'sbx run' would, but let through (and count) every\n"
+	"system call outside the policy that no @group keeps apart; then print on\n"
+	"stdout the policy that run needed: the effective policy with each learned\n"
+	"call added to seccomp.allow and how often it was seen.  Calls refused for\n"
+	"a reason (an @group, a deny entry, an argument rule) stay refused and are\n"
+	"listed at the end.  A trial run sees only the paths it took.  The\n"
+	"program's stdout goes to stderr; the record goes to stderr as usual.\n"
+	"Then: sbx run -p FILE [the same options] -- COMMAND\n"
+	"\n";
 
 static const char explain_head[] =
 	"Usage: sbx explain [OPTIONS] [--lang LANG [FILE]] [-- COMMAND...]\n"
@@ -168,8 +185,8 @@ void help_print_main(FILE *out)
 
 void help_print_short(FILE *out)
 {
-	fputs("Usage: sbx COMMAND [ARG...]   (commands: run, check, explain, import,\n"
-	      "       langs, doctor, version, help)\n"
+	fputs("Usage: sbx COMMAND [ARG...]   (commands: run, learn, check, explain,\n"
+	      "       import, langs, doctor, version, help)\n"
 	      "Try 'sbx help' for more, or 'sbx run -- /bin/echo hi'.\n", out);
 }
 
@@ -177,6 +194,10 @@ int help_print_command(const char *cmd, FILE *out)
 {
 	if (!strcmp(cmd, "run")) {
 		fputs(run_head, out);
+		fputs(options_text, out);
+		fputs(run_tail, out);
+	} else if (!strcmp(cmd, "learn")) {
+		fputs(learn_head, out);
 		fputs(options_text, out);
 		fputs(run_tail, out);
 	} else if (!strcmp(cmd, "explain")) {

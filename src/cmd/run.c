@@ -38,6 +38,7 @@
 #include "base/argv.h"
 #include "base/fds.h"
 #include "cmd/help.h"
+#include "cmd/run.h"
 #include "jail/uidrange.h"
 #include "lang/lang.h"
 #include "lang/preset.h"
@@ -70,6 +71,7 @@ struct run_ctx {
 	bool result_close;       /* sbx opened result_fd (a path) */
 	bool result_failed;      /* --result could not be opened */
 	bool said;               /* sbx's own error was printed on stderr */
+	struct run_learn *learn; /* `sbx learn` (learn.c), else NULL */
 };
 
 /* ---- workspace ---------------------------------------------------------- */
@@ -282,6 +284,10 @@ static int prepare(struct run_ctx *c, int argc, char **argv, struct sbx_err *err
 		return -1;
 	if (c->opts.help)
 		return 1;
+	/* learn prints the policy on stdout: the record may not take it */
+	if (c->learn && c->opts.json)
+		return err_set(err, ERR_USAGE, 0, "--json: sbx learn prints the policy on "
+			       "stdout; give --result FILE for the record");
 	if (open_result(c, err) < 0)
 		return -1;
 	if ((c->opts.lang && lang_check_known(c->opts.lang, err) < 0) ||
@@ -396,6 +402,7 @@ static int compile_stage(struct run_ctx *c, struct sbx_err *err)
 		.capture = true,
 		.verbose = o->verbose,
 		.cgroup_parent = o->cgroup_parent,
+		.no_report = o->no_report,
 	};
 
 	request_workspace(c, &req);
@@ -429,6 +436,9 @@ static int launch(struct run_ctx *c, struct sbx_err *err)
 		.stderr_copy = o->stderr_copy,
 		.verbose = o->verbose,
 		.cgroup_parent = o->cgroup_parent,
+		.learn = c->learn ? &c->learn->calls : NULL,
+		.stdout_to_stderr = c->learn != NULL,
+		.no_report = o->no_report,
 	};
 	int rc = c->compiled ? compile_stage(c, err) : 0;
 
@@ -521,6 +531,9 @@ static int finish(struct run_ctx *c)
 	emit_record(c);
 	uidrange_release(&c->lease); /* every jail and the workspace are gone */
 	status = c->res.exit_status;
+	if (c->learn && c->learn->finish)
+		status = c->learn->finish(c->learn, c->have_policy ? &c->policy : NULL, c->argv,
+					  &c->res, status);
 	free_stages(c);
 	result_free(&c->res);
 	argv_free(c->argv);
@@ -547,10 +560,10 @@ static void block_abort_signals(void)
 	sigprocmask(SIG_BLOCK, &set, NULL);
 }
 
-int cmd_run(int argc, char **argv)
+int run_main(int argc, char **argv, struct run_learn *learn)
 {
 	struct run_ctx c = { .ws = { .dirfd = -1, .mnt_fd = -1 }, .lease = { .fd = -1 },
-			     .out_fd = -1, .result_fd = -1 };
+			     .out_fd = -1, .result_fd = -1, .learn = learn };
 	struct sbx_err err = { 0 };
 	int rc;
 
@@ -558,7 +571,7 @@ int cmd_run(int argc, char **argv)
 	result_init(&c.res);
 	rc = prepare(&c, argc, argv, &err);
 	if (rc == 1) {
-		help_print_command("run", stdout);
+		help_print_command(learn ? "learn" : "run", stdout);
 		cli_options_free(&c.opts);
 		return 0;
 	}
@@ -567,4 +580,9 @@ int cmd_run(int argc, char **argv)
 	if (rc < 0)
 		fail_result(&c, &err);
 	return finish(&c);
+}
+
+int cmd_run(int argc, char **argv)
+{
+	return run_main(argc, argv, NULL);
 }

@@ -29,6 +29,6 @@ int cmd_start(int argc, char **argv)
 {
 	/* First of all: a caller's ignored SIGCHLD, blocked mask, itimer or
 	 * persona must neither bend sbx's supervision nor reach the jail. */
-	procstate_reset(argc >= 2 && !strcmp(argv[1], "run"));
+	procstate_reset(argc >= 2 && (!strcmp(argv[1], "run") || !strcmp(argv[1], "learn")));
 	return refuse_setuid();
 }

@@ -21,6 +21,12 @@
  *   CTL_EXEC_FAILED    errno (ENOENT->127, else 126)
  *   CTL_EXITED         value = wait status of the target,
  *                      sys_errno = kernel evidence (CTL_EV_* bits)
+ *   CTL_LISTENER       sent by the target, after its filter is loaded and
+ *                      before exec, on its inherited copy of the init's
+ *                      end (CLOEXEC, so the program never has it): value 1
+ *                      with the filter's seccomp listener (SCM_RIGHTS), or
+ *                      0 and sys_errno = why the kernel gave none
+ *   CTL_STARTED's value is the target's pid in the jail.
  */
 #ifndef SBX_CTL_H
 #define SBX_CTL_H
@@ -33,6 +39,7 @@ enum ctl_type {
 	CTL_STARTED,
 	CTL_EXEC_FAILED,
 	CTL_EXITED,
+	CTL_LISTENER,
 	CTL_GO = 100,
 	CTL_TERM,
 };

@@ -308,7 +308,7 @@ __attribute__((noreturn)) static void teardown(const struct jail_plan *plan, int
 }
 
 /* Tell the supervisor whether the target exec'd (EOF) or why it did not. */
-static void report_start(const struct jail_plan *plan, int report_fd)
+static void report_start(const struct jail_plan *plan, int report_fd, pid_t pid)
 {
 	struct target_report r;
 	ssize_t n;
@@ -319,7 +319,7 @@ static void report_start(const struct jail_plan *plan, int report_fd)
 	close(report_fd);
 	if (n == 0) {
 		vlog_line(&plan->vlog, "target started");
-		send_msg(plan->ctl_fd, CTL_STARTED, 0, 0, NULL);
+		send_msg(plan->ctl_fd, CTL_STARTED, (int32_t)pid, 0, NULL);
 	} else if (n == (ssize_t)sizeof(r) && r.stage == REPORT_EXEC) {
 		r.text[sizeof(r.text) - 1] = '\0';
 		send_msg(plan->ctl_fd, CTL_EXEC_FAILED, 0, r.sys_errno, r.text);
@@ -436,7 +436,7 @@ __attribute__((noreturn)) static void start_target(const struct jail_plan *plan,
 		if (fd > 2)
 			close(fd);
 	}
-	report_start(plan, report[0]);
+	report_start(plan, report[0], pid);
 	supervise_target(plan, pid, sfd, open_exit_probe(plan, proc_fd, pid));
 }
 

@@ -29,6 +29,8 @@ struct jail_plan {
 	const struct jail_spec *spec;
 	const struct policy *policy;
 	struct sock_fprog prog; /* the policy's filter, compiled before clone */
+	struct sock_fprog notify; /* its twin that reports refusals (scnotify.h);
+				   * filter NULL = no report */
 	int ctl_fd;             /* the init's end of the control socket */
 	int sync_fd;            /* read end: one byte once the maps are written */
 	bool host_root;         /* sbx runs as root: drop groups in the init */

@@ -15,6 +15,7 @@
 #ifndef SBX_JAIL_H
 #define SBX_JAIL_H
 
+#include <linux/filter.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -45,6 +46,8 @@ struct jail_spec {
 	 * it, gets a cgroup namespace rooted there, and the cgroup, not
 	 * RLIMIT_AS and RLIMIT_NPROC, bounds memory and processes */
 	int cgroup_fd;
+	bool learn;            /* `sbx learn`: also build the learning program */
+	bool no_report;        /* refusals answered in the kernel, unreported */
 };
 
 struct jail {
@@ -53,6 +56,11 @@ struct jail {
 	int ctl_fd;     /* supervisor's end of the control socket (O_CLOEXEC) */
 	uint32_t host_uid; /* host uid the jail's processes run as */
 	uint32_t host_gid;
+	/* The policy's program, to answer the listener's notifications with
+	 * (scnotify.h); filter NULL when the target loads it without one,
+	 * and then NO_REPORT says why.  LEARN: `sbx learn`'s program. */
+	struct sock_fprog answer, learn;
+	const char *no_report;
 };
 
 /*
@@ -62,7 +70,7 @@ struct jail {
  */
 int jail_spawn(const struct jail_spec *spec, struct jail *out, struct sbx_err *err);
 
-/* Close the supervisor's fds of J (does not signal). */
+/* Close the supervisor's fds of J and free its programs (does not signal). */
 void jail_release(struct jail *j);
 
 /*

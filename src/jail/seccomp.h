@@ -5,7 +5,8 @@
  * tests can list what each @group holds and why.  sc_filter_build() turns a
  * policy's seccomp block into raw BPF once, in the supervisor; the target
  * only calls sc_filter_load() (no libseccomp, no allocation after fork).
- * libseccomp is used only to resolve syscall names.
+ * libseccomp is used only to resolve syscall names.  scnotify.h turns the
+ * program into its user-notification twin and answers for it.
  */
 #ifndef SBX_JAIL_SECCOMP_H
 #define SBX_JAIL_SECCOMP_H
@@ -21,6 +22,13 @@ struct sc_group {
 	const char *const *syscalls;   /* NULL-terminated */
 	const char *why;               /* one line for people */
 };
+
+/* Syscall numbers the generated program tells apart; higher ones get the
+ * default action. */
+#define SC_NR_MAX 1024
+/* The first instructions of every program: the ABI checks, which kill
+ * in the kernel whatever else the program is turned into. */
+#define SC_PROLOGUE_LEN 6
 
 extern const struct sc_group sc_groups[];
 extern const size_t sc_groups_count;
@@ -42,6 +50,16 @@ int sc_spec_check(const struct seccomp_spec *spec, struct sbx_err *err);
 int sc_filter_build(const struct seccomp_spec *spec, struct sock_fprog *out,
 		    struct sbx_err *err);
 void sc_filter_free(struct sock_fprog *prog);
+
+/*
+ * The program of SPEC for `sbx learn`: besides what SPEC allows, every
+ * syscall that SPEC leaves to its default action and no @group names is
+ * allowed too (explicit denies, the @groups and the fixed argument rules
+ * still refuse).  The supervisor runs it to tell a call the trial run
+ * needs from one refused for a reason.
+ */
+int sc_filter_build_learn(const struct seccomp_spec *spec, struct sock_fprog *out,
+			  struct sbx_err *err);
 
 /*
  * Install PROG (it carries the fixed rules too: TIOCSTI/TIOCLINUX/TIOCSETD,

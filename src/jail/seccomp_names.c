@@ -43,8 +43,7 @@ const char *sc_origin_text(const struct origin *at, char *buf, size_t len)
 	return buf;
 }
 
-/* Mark NAME's number in SET; names of other architectures are ignored. */
-static int mark_syscall(bool *set, const char *name)
+int sc_mark_syscall(bool *set, const char *name)
 {
 	int nr = seccomp_syscall_resolve_name(name);
 
@@ -106,9 +105,9 @@ int sc_expand_one(const struct strlist *list, size_t i, bool *set, const char *w
 
 	if (g) {
 		for (const char *const *s = g->syscalls; *s; s++)
-			bad |= mark_syscall(set, *s);
+			bad |= sc_mark_syscall(set, *s);
 	} else if (name[0] != '@') {
-		bad = mark_syscall(set, name);
+		bad = sc_mark_syscall(set, name);
 	}
 	if (bad || (name[0] == '@' && !g))
 		return unknown_name(list, i, what, err);

@@ -9,11 +9,14 @@
 #include <stddef.h>
 
 #include "base/err.h"
+#include "jail/seccomp.h"
 #include "policy/policy.h"
 
-/* Syscall numbers below this are tracked (x86_64 has ~460). */
-#define SC_NR_MAX 1024
+/* SC_NR_MAX (syscall numbers below it are tracked): jail/seccomp.h */
 
+/* Mark NAME's number in SET; names of other architectures are ignored
+ * (-1: no such syscall). */
+int sc_mark_syscall(bool *set, const char *name);
 /* "FILE:LINE:COL: " or "--option: " for AT, or "" (into BUF). */
 const char *sc_origin_text(const struct origin *at, char *buf, size_t len);
 /* Mark entry I of LIST (a name or @group) in SET; ERR_CONFIG with a

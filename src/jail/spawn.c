@@ -6,9 +6,12 @@
  * init.c) waits on a pipe until its maps are written, because until then it
  * has no valid uid inside its user namespace.  The maps are written through
  * /proc only once ownproc.c has checked it is this pid namespace's.
+ * The policy's program stays with the supervisor, which answers the
+ * notifications of its reporting twin (scnotify.h) with it.
  */
 #include "base/ids.h"
 #include "jail/internal.h"
+#include "jail/scnotify.h"
 #include "jail/seccomp.h"
 
 #include <errno.h>
@@ -197,6 +200,50 @@ static int root_checks(const struct jail_plan *plan, struct sbx_err *err)
 	return 0;
 }
 
+static void free_filters(struct jail_plan *plan, struct jail *out)
+{
+	sc_filter_free(&plan->prog);
+	sc_filter_free(&plan->notify);
+	sc_filter_free(&out->learn);
+}
+
+/* The policy's program, its reporting twin when the target can hand the
+ * listener over, and with `sbx learn` the learning program. */
+static int build_filters(const struct jail_spec *spec, struct jail_plan *plan,
+			 struct jail *out, struct sbx_err *err)
+{
+	const struct seccomp_spec *sc = &spec->policy->seccomp;
+
+	if (sc_filter_build(sc, &plan->prog, err) < 0)
+		return -1;
+	if (spec->no_report) {
+		out->no_report = "--no-syscall-report";
+		return 0;
+	}
+	if (!sc_can_pass_listener(&plan->prog)) {
+		out->no_report = "the policy refuses sendmsg or write, which the jail "
+				 "needs to hand the filter's listener to sbx";
+		return 0;
+	}
+	if (sc_filter_notify(&plan->prog, &plan->notify) < 0 ||
+	    (spec->learn && sc_filter_build_learn(sc, &out->learn, err) < 0)) {
+		free_filters(plan, out);
+		return err->msg[0] ? -1 : err_set(err, ERR_SETUP, ENOMEM, "seccomp: out of memory");
+	}
+	return 0;
+}
+
+/* After the clone: the supervisor keeps the program it answers with. */
+static void keep_answer(struct jail_plan *plan, struct jail *out)
+{
+	if (plan->notify.filter) {
+		out->answer = plan->prog;
+		plan->prog = (struct sock_fprog){ 0 };
+	}
+	sc_filter_free(&plan->prog);
+	sc_filter_free(&plan->notify);
+}
+
 int jail_spawn(const struct jail_spec *spec, struct jail *out, struct sbx_err *err)
 {
 	struct jail_plan plan = {
@@ -207,6 +254,7 @@ int jail_spawn(const struct jail_spec *spec, struct jail *out, struct sbx_err *e
 	int sv[2], sync[2], pidfd = -1, procfd, rc, e;
 	pid_t pid;
 
+	memset(out, 0, sizeof(*out));
 	out->init_pid = -1;
 	out->pidfd = out->ctl_fd = -1;
 	/* Before anything: a /proc of another pid namespace would point the
@@ -215,16 +263,18 @@ int jail_spawn(const struct jail_spec *spec, struct jail *out, struct sbx_err *e
 	if (procfd < 0)
 		return -1;
 	if (root_checks(&plan, err) < 0 || ownproc_arg_area(procfd, &plan, err) < 0 ||
-	    sc_filter_build(&spec->policy->seccomp, &plan.prog, err) < 0) {
+	    build_filters(spec, &plan, out, err) < 0) {
 		close(procfd);
 		return -1;
 	}
 	vlog_line(&plan.vlog, "seccomp filter compiled (%u instructions)", plan.prog.len);
+	vlog_line(&plan.vlog, "seccomp refusals %s%s", plan.notify.filter ? "reported" : "not reported: ",
+		  plan.notify.filter ? "" : out->no_report);
 	/* run by root: the caller's directories, opened and cloned by sbx */
 	if ((plan.host_root && hostbind_prepare(&plan, procfd, err) < 0) ||
 	    make_channels(sv, sync, err) < 0) {
 		hostbind_close(&plan);
-		sc_filter_free(&plan.prog);
+		free_filters(&plan, out);
 		close(procfd);
 		return -1;
 	}
@@ -238,7 +288,7 @@ int jail_spawn(const struct jail_spec *spec, struct jail *out, struct sbx_err *e
 	if (pid == 0)
 		init_main(&plan);
 	e = errno;
-	sc_filter_free(&plan.prog);
+	keep_answer(&plan, out);
 	hostbind_close(&plan); /* the init has its copies */
 	close(sv[1]);
 	close(sync[0]);
@@ -246,10 +296,13 @@ int jail_spawn(const struct jail_spec *spec, struct jail *out, struct sbx_err *e
 		close(procfd);
 		close(sv[0]);
 		close(sync[1]);
+		jail_release(out);
 		return jail_diagnose_clone(clone_flags(spec), e, err);
 	}
 	rc = finish_parent(&plan, procfd, pid, pidfd, sv[0], sync[1], out, err);
 	close(procfd);
+	if (rc < 0)
+		jail_release(out);
 	return rc;
 }
 
@@ -260,4 +313,6 @@ void jail_release(struct jail *j)
 	if (j->pidfd >= 0)
 		close(j->pidfd);
 	j->ctl_fd = j->pidfd = -1;
+	sc_filter_free(&j->answer);
+	sc_filter_free(&j->learn);
 }

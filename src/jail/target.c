@@ -6,13 +6,17 @@
  * capabilities, no_new_privs, RLIMIT_DATA, seccomp, execve.
  * Any failure is written to the report pipe (CLOEXEC, so a successful exec
  * closes it and the init reads EOF) and nothing runs: fail closed.
- * After the seccomp filter is loaded nothing allocates.
+ * After the seccomp filter is loaded nothing allocates, and the only calls
+ * before execve are the listener's hand-over (sendmsg) and, on failure,
+ * the report (write): spawn.c made sure the policy allows both, because
+ * a refused one would wait for an answer from a listener still here.
  */
 #include "jail/internal.h"
 #include "jail/seccomp.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/seccomp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,6 +25,7 @@
 #include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -122,12 +127,14 @@ static int setup_stdio(const struct jail_spec *s, struct sbx_err *err)
 	return 0;
 }
 
-/* Only 0, 1, 2 reach the program (make jobserver fds, `3<secret`, ...). */
-static int close_other_fds(int keep, struct sbx_err *err)
+/* Only 0, 1, 2 reach the program (make jobserver fds, `3<secret`, ...);
+ * KEEP and CTL are CLOEXEC: the report pipe, and the init's control socket
+ * that the listener is handed over on (-1: none). */
+static int close_other_fds(int keep, int ctl, struct sbx_err *err)
 {
-	int fds[] = { 0, 1, 2, keep };
+	int fds[] = { 0, 1, 2, keep, ctl };
 
-	if (fds_close_except(fds, 4) < 0)
+	if (fds_close_except(fds, 5) < 0)
 		return err_set(err, ERR_SETUP, errno, "closing inherited fds (no "
 			       "close_range, no /proc/self/fd to check): %s",
 			       strerror(errno));
@@ -221,6 +228,64 @@ __attribute__((noreturn)) static void exec_program(const struct jail_spec *s,
 	report(report_fd, REPORT_EXEC, e, text, e == ENOENT || e == ENOTDIR ? 127 : 126);
 }
 
+/* CTL_LISTENER on the init's end of the control socket: the listener
+ * (FD >= 0) or why there is none (E). */
+static int send_listener(int ctl_fd, int fd, int e)
+{
+	struct ctl_msg m = { .type = CTL_LISTENER, .value = fd >= 0, .sys_errno = e };
+	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+
+	if (fd >= 0) {
+		memset(&u, 0, sizeof(u));
+		mh.msg_control = u.buf;
+		mh.msg_controllen = sizeof(u.buf);
+		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	while ((n = sendmsg(ctl_fd, &mh, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+		;
+	return n == (ssize_t)sizeof(m) ? 0 : -1;
+}
+
+/*
+ * The filter, with a listener when the plan has the reporting twin.  The
+ * kernel refuses one (EBUSY) under a filter that has a listener already,
+ * as in sbx in sbx, or has no user notification (EINVAL, Linux < 5.0):
+ * then the policy's own program answers in the kernel, as it did before
+ * the report existed.  The listener is CLOEXEC: exec closes our copy.
+ */
+static int load_filter(const struct jail_plan *plan, struct sbx_err *err)
+{
+	int fd, e;
+
+	if (plan->notify.filter) {
+		fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+				  SECCOMP_FILTER_FLAG_NEW_LISTENER, &plan->notify);
+		if (fd >= 0 && send_listener(plan->ctl_fd, fd, 0) == 0)
+			return 0;
+		if (fd >= 0)
+			return err_set(err, ERR_SETUP, errno, "handing the seccomp listener "
+				       "to sbx: %s", strerror(errno));
+		e = errno;
+		if (send_listener(plan->ctl_fd, -1, e) < 0)
+			return err_set(err, ERR_SETUP, errno, "telling sbx the filter has no "
+				       "listener: %s", strerror(errno));
+	}
+	if (sc_filter_load(&plan->prog) < 0)
+		return err_set(err, ERR_SETUP, errno, "loading the seccomp filter: %s",
+			       strerror(errno));
+	return 0;
+}
+
 void target_main(const struct jail_plan *plan, int report_fd)
 {
 	const struct jail_spec *s = plan->spec;
@@ -237,7 +302,7 @@ void target_main(const struct jail_plan *plan, int report_fd)
 	procstate_default_signals();
 	if (reset_inherited_state(&err) < 0 || setup_stdio(s, &err) < 0)
 		setup_fail(report_fd, &err);
-	if (close_other_fds(report_fd, &err) < 0)
+	if (close_other_fds(report_fd, plan->notify.filter ? plan->ctl_fd : -1, &err) < 0)
 		setup_fail(report_fd, &err);
 	if (rlimit_apply(plan->policy, plan->spec->cgroup_fd >= 0, &err) < 0 || enter_cwd(plan->policy, &err) < 0 ||
 	    caps_drop_all(&err) < 0)
@@ -251,10 +316,7 @@ void target_main(const struct jail_plan *plan, int report_fd)
 	}
 	if (rlimit_apply_memory(plan->policy, plan->spec->cgroup_fd >= 0, &err) < 0)
 		setup_fail(report_fd, &err);
-	if (sc_filter_load(&plan->prog) < 0) {
-		err_set(&err, ERR_SETUP, errno, "loading the seccomp filter: %s",
-			strerror(errno));
+	if (load_filter(plan, &err) < 0)
 		setup_fail(report_fd, &err);
-	}
 	exec_program(s, report_fd);
 }

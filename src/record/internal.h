@@ -3,18 +3,21 @@
  *
  * result.c builds the record; files.c adds the keys that describe the
  * workspace ("files", "artifact_truncation") from the diff the caller
- * (src/cmd/run.c) took and handed over in struct result.
+ * (src/cmd/run.c) took and handed over in struct result; denied.c the
+ * "denied_syscalls" array from the supervisor's report.
  */
 #ifndef SBX_RECORD_INTERNAL_H
 #define SBX_RECORD_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "policy/policy.h"
 
 struct cJSON;
 struct artifacts;
+struct denied_report;
 
 /* Add ITEM to O as KEY; false (nothing added) when ITEM is NULL: out of
  * memory while building it.  result.c. */
@@ -29,5 +32,13 @@ bool record_add_files(struct cJSON *o, const struct artifacts *a);
  * each limit an inherited rlimit lowered (false on out of memory). */
 uint64_t record_applied_limit(const struct policy *p, enum limit_id id);
 bool record_add_ulimit_clamps(struct cJSON *arr, const struct policy *p);
+
+/* R's entries, most counted first, as a JSON array; NULL R: JSON null.
+ * NULL on out of memory.  denied.c. */
+struct cJSON *denied_json(const struct denied_report *r);
+
+/* PREFIX NAME into BUF, or PREFIX N when NAME is NULL (a signal or errno
+ * the C library has no name for).  result.c. */
+void record_name_or_number(char *buf, size_t size, const char *prefix, const char *name, int n);
 
 #endif

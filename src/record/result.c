@@ -12,6 +12,7 @@
  * from files.c, out of the workspace diff the caller put in struct result.
  */
 #include "record/result.h"
+#include "record/denied.h"
 #include "base/utf8.h"
 #include "record/internal.h"
 
@@ -105,16 +106,21 @@ void result_free(struct result *r)
 	free(r->err.text);
 	r->out.text = r->err.text = NULL;
 	r->out.len = r->err.len = 0;
+	free(r->denied);
+	r->denied = NULL;
+}
+
+void record_name_or_number(char *buf, size_t size, const char *prefix, const char *name, int n)
+{
+	if (name)
+		snprintf(buf, size, "%s%s", prefix, name);
+	else
+		snprintf(buf, size, "%s%d", prefix, n);
 }
 
 void result_signal_name(int sig, char *buf, size_t size)
 {
-	const char *abbrev = sigabbrev_np(sig);
-
-	if (abbrev)
-		snprintf(buf, size, "SIG%s", abbrev);
-	else
-		snprintf(buf, size, "SIG%d", sig);
+	record_name_or_number(buf, size, "SIG", sigabbrev_np(sig), sig);
 }
 
 /* Quote LEN bytes of valid UTF-8 as a JSON string; NULs become \u0000. */
@@ -435,6 +441,7 @@ char *result_to_json(const struct result *r)
 	if (o && add_outcome(o, r) && add_measurements(o, r) &&
 	    record_add(o, "limits", limits_json(r)) &&
 	    record_add(o, "isolation", isolation_json(r)) &&
+	    record_add(o, "denied_syscalls", denied_json(r->denied)) &&
 	    cJSON_AddBoolToObject(o, "retryable", r->status == ST_SETUP_ERROR && r->retryable) &&
 	    (!r->capture || (add_captured(o, "stdout", "stdout_lossy", &r->out) &&
 			     add_captured(o, "stderr", "stderr_lossy", &r->err))) &&

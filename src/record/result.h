@@ -16,6 +16,7 @@
 #include "policy/policy.h"
 
 struct artifacts;
+struct denied_report;
 
 enum run_status {
 	ST_OK, ST_NONZERO_EXIT, ST_SIGNALED, ST_TIMEOUT, ST_CPU_LIMIT,
@@ -73,6 +74,10 @@ struct result {
 	bool capture;
 
 	int exit_status;         /* what `sbx run` exits with (spec §3) */
+
+	/* what the seccomp filter refused (record/denied.h; owned, freed by
+	 * result_free); NULL = no report, "denied_syscalls": null */
+	struct denied_report *denied;
 
 	/* languages and workspaces, set by src/cmd/run.c (the owner frees);
 	 * the record only reads them (record/files.c) */

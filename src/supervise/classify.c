@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 
 #include "jail/ctl.h"
+#include "jail/scnotify.h"
 #include "supervise/internal.h"
 
 static void say(struct result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -273,6 +274,37 @@ static bool classify_limits(struct sup *s)
 	return true;
 }
 
+/*
+ * The filter killed the target: in the kernel (SIGSYS, and the kernel's
+ * mark on the dead task), which with a report can only be the ABI rule,
+ * since a KILL rule's calls reach sbx, which ends the caller with SIGKILL
+ * while the call is held (notify.c).  Either way 128+SIGSYS.
+ */
+static bool classify_seccomp(struct sup *s, int sig)
+{
+	struct result *r = s->res;
+	int nr = notify_target_kill(&s->notify);
+	char call[32];
+
+	if (sig == SIGKILL && nr >= 0) {
+		sc_syscall_name(nr, call, sizeof(call));
+		say(r, "killed by the seccomp filter: %s (a KILL rule of the policy; sbx "
+		       "ended the process with SIGKILL before the call ran)", call);
+	} else if (sig == SIGSYS && (s->target_evidence & CTL_EV_SECCOMP_KILL)) {
+		if (r->denied)
+			say(r, "killed by the seccomp filter (SIGSYS): a system call of another "
+			       "ABI (i386 int 0x80 or x32), which every sbx filter kills");
+		else
+			say(r, "killed by the seccomp filter (SIGSYS): a forbidden system call "
+			       "(no report of which: %s)", s->notify.why_none);
+	} else {
+		return false;
+	}
+	r->status = ST_SECCOMP;
+	r->exit_status = 128 + SIGSYS;
+	return true;
+}
+
 static void classify_signal(struct sup *s)
 {
 	struct result *r = s->res;
@@ -282,11 +314,8 @@ static void classify_signal(struct sup *s)
 	result_signal_name(sig, name, sizeof(name));
 	r->exit_status = 128 + sig;
 	/* seccomp only on the kernel's word: a SIGSYS from kill(2) is a signal */
-	if (sig == SIGSYS && (s->target_evidence & CTL_EV_SECCOMP_KILL)) {
-		r->status = ST_SECCOMP;
-		say(r, "killed by the seccomp filter (SIGSYS): a forbidden system call");
+	if (classify_seccomp(s, sig))
 		return;
-	}
 	r->status = ST_SIGNALED;
 	if (sig == SIGSYS)
 		say(r, "killed by SIGSYS, not by the seccomp filter (the kernel did not "

@@ -155,6 +155,12 @@ static void on_ctl_msg(struct sup *s, const struct ctl_msg *m)
 		break;
 	case CTL_STARTED:
 		s->started = true;
+		s->notify.target_pid = m->value;
+		break;
+	case CTL_LISTENER:
+		if (s->notify.fd < 0)
+			notify_none(&s->notify, m->sys_errno,
+				    m->value ? "the jail's listener did not prove one" : NULL);
 		break;
 	case CTL_EXEC_FAILED:
 		s->exec_failed = true;
@@ -190,6 +196,12 @@ static void take_ctl_fd(struct sup *s, const struct ctl_msg *m, int fd, bool ws)
 {
 	struct statfs sfs;
 
+	if (m->type == CTL_LISTENER) {
+		if (notify_adopt(&s->notify, fd, &s->jail.answer, &s->jail.learn) == 0 &&
+		    sup_watch(s, fd, EPOLLIN, TAG_NOTIFY) != 0)
+			(void)notify_start(&s->notify); /* cannot wait on it: serve it now */
+		return;
+	}
 	if (m->type == CTL_READY && !s->ready && fstatfs(fd, &sfs) == 0) {
 		/* the workspace is metered like any tmpfs of the jail (memory) */
 		if (ws && sfs.f_type == TMPFS_MAGIC && s->ws_fd < 0) {

@@ -19,6 +19,7 @@
 #include "record/result.h"
 #include "supervise/cgroup.h"
 #include "supervise/cputree.h"
+#include "supervise/notify.h"
 #include "supervise/relay.h"
 #include "supervise/stdin.h"
 #include "supervise/supervise.h"
@@ -37,7 +38,7 @@
 /* TAG_OUT/TAG_ERR: the jail pipes (EPOLLIN); the DEST/COPY tags: sbx sinks (EPOLLOUT) */
 enum tag {
 	TAG_CTL, TAG_PIDFD, TAG_SIGNAL, TAG_TIMER, TAG_OUT, TAG_ERR, TAG_STDIN,
-	TAG_OUT_DEST, TAG_ERR_DEST, TAG_OUT_COPY, TAG_ERR_COPY, TAG_COUNT
+	TAG_OUT_DEST, TAG_ERR_DEST, TAG_OUT_COPY, TAG_ERR_COPY, TAG_NOTIFY, TAG_COUNT
 };
 
 struct sup {
@@ -59,6 +60,7 @@ struct sup {
 	unsigned in_events;
 	struct cputree cpu;
 	struct cgroup_run cg;       /* the run's cgroup, where one is delegated */
+	struct notifier notify;     /* the seccomp listener (notify.h) */
 	int64_t grace_ns;
 
 	/* what the init reported */

@@ -9,7 +9,8 @@
  * under the wall/CPU/output limits, settle when the init is reaped and the
  * pipes are drained, then classify (classify.c).  The jail is only ever
  * signalled through the init's pidfd, never by pid, and never after the
- * init was reaped (requirements item 34).
+ * init was reaped (requirements item 34).  The seccomp
+ * listener the target hands over is served by notify.c.
  */
 #include "supervise/supervise.h"
 
@@ -84,7 +85,9 @@ static int make_output(struct sup *s, int i, int *jail_fd)
 	*jail_fd = p[1];
 	s->out[i].capture = s->req->capture;
 	if (!s->req->capture &&
-	    relay_set_dest(&s->out[i], i == 0 ? STDOUT_FILENO : STDERR_FILENO, s->err) != 0)
+	    relay_set_dest(&s->out[i], i == 0 && !s->req->stdout_to_stderr ? STDOUT_FILENO
+									    : STDERR_FILENO,
+			   s->err) != 0)
 		return -1;
 	return 0;
 }
@@ -181,6 +184,8 @@ static int spawn(struct sup *s, int fds[3])
 		.stderr_fd = fds[2],
 		.verbose = s->req->verbose,
 		.cgroup_fd = s->cg.active ? s->cg.dir_fd : -1,
+		.learn = s->req->learn != NULL,
+		.no_report = s->req->no_report,
 	};
 	int rc = jail_spawn(&spec, &s->jail, s->err);
 
@@ -191,6 +196,8 @@ static int spawn(struct sup *s, int fds[3])
 		return -1;
 	s->jail_up = true;
 	s->res->jail_started = true;
+	if (s->jail.no_report)
+		notify_none(&s->notify, 0, s->jail.no_report);
 	s->dl_setup = monotonic_ns() + SETUP_TIMEOUT_NS;
 	vlog_line(&s->vlog, "jail spawned (init pid %d)", (int)s->jail.init_pid);
 	return 0;
@@ -233,6 +240,7 @@ static void sup_init(struct sup *s, const struct run_request *req, struct result
 	s->timer_armed = -1;
 	s->vlog = (struct vlog){ .on = req->verbose, .who = "supervise ",
 				 .t0_ns = monotonic_ns() };
+	notify_init(&s->notify, &s->vlog, req->learn);
 	/* the init's grace too (policy.h): the same value on both sides */
 	s->grace_ns = (int64_t)policy_kill_grace_ms(s->pol) * MS;
 }
@@ -250,15 +258,19 @@ int supervise_run(const struct run_request *req, struct result *res, struct sbx_
 	if (prepare(&s, fds) != 0 || spawn(&s, fds) != 0) {
 		for (int i = 0; i < 3; i++)
 			close_fd(&fds[i]);
+		notify_stop(&s.notify, NULL);
 		sup_cleanup(&s);
 		result_from_err(res, err);
 		return -1;
 	}
 	if (watch_jail(&s) != 0 || sup_event_loop(&s) != 0) {
 		sup_reap_blocking(&s);
+		notify_stop(&s.notify, &res->denied);
 		result_from_err(res, err);
 		rc = -1;
 	} else {
+		/* every jail task is gone: the thread has ended or is ending */
+		notify_stop(&s.notify, &res->denied);
 		sup_classify(&s);
 	}
 	jail_release(&s.jail);

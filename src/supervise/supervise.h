@@ -13,8 +13,17 @@
 #include <stdbool.h>
 
 #include "base/err.h"
+#include "jail/seccomp.h"
 #include "policy/policy.h"
 #include "record/result.h"
+
+/* `sbx learn`: the calls the trial run made beyond its policy, by x86_64
+ * number, each let through and counted (supervise/notify.c). */
+struct learned_calls {
+	bool available;          /* the run had a listener to learn with */
+	char why_none[200];      /* else why not */
+	uint64_t seen[SC_NR_MAX];
+};
 
 struct run_request {
 	const struct policy *policy;
@@ -39,6 +48,9 @@ struct run_request {
 	const char *stderr_copy;    /* --stderr FILE */
 	bool verbose;
 	const char *cgroup_parent;  /* --cgroup-parent DIR, or NULL: look for one */
+	struct learned_calls *learn; /* `sbx learn`: fill this; NULL = run */
+	bool stdout_to_stderr;       /* relay the program's stdout to sbx's stderr */
+	bool no_report;              /* --no-syscall-report: no listener */
 };
 
 /*

@@ -3,7 +3,7 @@
  *
  * The lists checked here are read from the code itself (the options that
  * `sbx run --help` prints, the name tables of src/policy/schema.c and
- * policy.c, the @groups of src/jail/seccomp.c, policy/NAME.policy, the status
+ * policy.c, the @groups of src/jail/scgroups.c, policy/NAME.policy, the status
  * table of src/record/result.c, the properties of contrib/result.schema.json), so
  * a new field or option without its documentation fails here.
  */
@@ -129,7 +129,7 @@ Test(docs, every_policy_field_and_enum_is_in_sbx_policy_5)
 
 Test(docs, every_seccomp_group_is_in_sbx_policy_5)
 {
-	char *page = slurp_src("man/sbx.policy.5"), *sc = slurp_src("src/jail/seccomp.c");
+	char *page = slurp_src("man/sbx.policy.5"), *sc = slurp_src("src/jail/scgroups.c");
 	int n = 0;
 
 	for (const char *q = strstr(sc, "\"@"); q; q = strstr(q + 1, "\"@")) {
@@ -142,7 +142,7 @@ Test(docs, every_seccomp_group_is_in_sbx_policy_5)
 		}
 		free(name);
 	}
-	cr_assert_geq(n, 5, "only %d @groups found in src/jail/seccomp.c", n);
+	cr_assert_geq(n, 5, "only %d @groups found in src/jail/scgroups.c", n);
 	free(page);
 	free(sc);
 }

@@ -1,0 +1,120 @@
+/*
+ * test_learn.c - `sbx learn` (issue 18): one trial run prints a policy that
+ * `sbx check` accepts and under which the program then runs ok; calls an
+ * @group keeps apart are refused and listed, never learned; no listener,
+ * no policy.
+ */
+#include "common.h"
+#include "test_probes_common.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+TestSuite(learn, .init = probes_require_jail);
+
+/* A Python script that needs set_mempolicy, a call outside @default, through
+ * a small C program it runs (tests/probes/sc_outside_default.c). */
+static const char script[] =
+	"import subprocess, sys\n"
+	"r = subprocess.run(['/probes/sc_outside_default'], capture_output=True, text=True)\n"
+	"print(r.stdout.strip())\n"
+	"sys.exit(0 if r.stdout.startswith('ESCAPED') else 3)\n";
+
+static char *write_file(const char *dir, const char *name, const char *text)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+
+	cr_assert_not_null(f, "cannot write %s", path);
+	fputs(text, f);
+	cr_assert_eq(fclose(f), 0);
+	return path;
+}
+
+static char *probes_bind(void)
+{
+	const char *dir = getenv("SBX_PROBES");
+
+	return xasprintf("%s:/probes", dir ? dir : "build/probes");
+}
+
+Test(learn, python_script_gets_a_policy_that_check_accepts_and_that_runs_ok, .timeout = 120)
+{
+	struct sbx_opts quiet = { .no_record = true, .deadline_s = 60 };
+	struct sbx_result r;
+	char *dir = make_temp_dir(), *py = write_file(dir, "uses.py", script), *bind = probes_bind();
+	char *policy, *json;
+
+	if (access("/usr/bin/python3", X_OK) != 0)
+		cr_skip_test("SKIP: /usr/bin/python3 is not installed on this host");
+	/* without it: the default preset refuses the call, the script fails */
+	sbx_run(&r, NULL, SBX_ARGV("run", "-b", bind, "--lang", "py", py));
+	ASSERT_STATUS(&r, "nonzero-exit");
+	json = cJSON_PrintUnformatted(r.record);
+	cr_assert(strstr(json, "\"set_mempolicy\""), "%s", r.err);
+	free(json);
+	sbx_result_free(&r);
+
+	sbx_run(&r, &quiet, SBX_ARGV("learn", "-q", "-b", bind, "--lang", "py", py));
+	cr_assert_eq(r.exit_status, 0, "sbx learn exited %d:\n%s", r.exit_status, r.err);
+	cr_assert(strstr(r.out, "allow: \"set_mempolicy\"  # from sbx learn: seen 1 time"),
+		  "no learned set_mempolicy in:\n%s", r.out);
+	cr_assert(strstr(r.err, "ESCAPED"), "the program's stdout goes to stderr: %s", r.err);
+	policy = write_file(dir, "learned.policy", r.out);
+	sbx_result_free(&r);
+
+	sbx_run(&r, &quiet, SBX_ARGV("check", policy));
+	cr_assert_eq(r.exit_status, 0, "sbx check rejects the learned policy:\n%s", r.err);
+	sbx_result_free(&r);
+
+	sbx_run(&r, NULL, SBX_ARGV("run", "-p", policy, "--lang", "py", py));
+	ASSERT_STATUS(&r, "ok");
+	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r.record,
+									  "denied_syscalls")), 0,
+		     "refused under the learned policy: %s", r.err);
+	sbx_result_free(&r);
+	rm_tree(dir);
+	free(py);
+	free(policy);
+	free(bind);
+	free(dir);
+}
+
+/* keyctl is in @keyring (not namespaced): refused and listed, not learned. */
+Test(learn, grouped_calls_stay_refused_and_are_listed)
+{
+	struct sbx_opts quiet = { .no_record = true };
+	struct sbx_result r;
+	char *bind = probes_bind();
+
+	sbx_run(&r, &quiet, SBX_ARGV("learn", "-q", "-b", bind, "--", "/probes/priv_keyctl"));
+	cr_assert_eq(r.exit_status, 0, "sbx learn exited %d:\n%s", r.exit_status, r.err);
+	cr_assert(strstr(r.err, "BLOCKED"), "keyctl was not refused: %s", r.err);
+	cr_assert_null(strstr(r.out, "allow: \"keyctl\""), "keyctl was learned:\n%s", r.out);
+	cr_assert(strstr(r.out, "#   keyctl: EPERM x1 - @keyring"), "not listed:\n%s", r.out);
+	sbx_result_free(&r);
+	free(bind);
+}
+
+Test(learn, json_is_a_usage_error)
+{
+	struct sbx_opts o = { .record_on_stdout = true };
+	struct sbx_result r;
+
+	sbx_run(&r, &o, SBX_ARGV("learn", "--json", "--", "/bin/true"));
+	cr_assert_eq(r.exit_status, 125);
+	ASSERT_STATUS(&r, "config-error");
+	sbx_result_free(&r);
+}
+
+Test(learn, without_a_listener_no_policy_is_printed)
+{
+	struct sbx_opts quiet = { .no_record = true };
+	struct sbx_result r;
+
+	sbx_run(&r, &quiet, SBX_ARGV("learn", "-q", "--no-syscall-report", "--", "/bin/true"));
+	cr_assert_eq(r.exit_status, 125);
+	cr_assert_eq(r.out_len, 0, "printed: %s", r.out);
+	cr_assert(strstr(r.err, "could not learn"), "%s", r.err);
+	sbx_result_free(&r);
+}
