@@ -360,11 +360,13 @@ static void run_example(const char *dir, const struct example *e, size_t index)
 
 static void run_all(const struct ex_list *l, size_t min)
 {
-	char *dir;
+	char *dir, *real;
 
 	REQUIRE_USERNS();
 	cr_assert_geq(l->n, min, "only %zu examples found", l->n);
-	cr_assert_not_null(realpath(sbx_path(), NULL), "no sbx at %s", sbx_path());
+	real = realpath(sbx_path(), NULL);
+	cr_assert_not_null(real, "no sbx at %s", sbx_path());
+	free(real);
 	dir = make_fixture();
 	for (size_t i = 0; i < l->n; i++)
 		run_example(dir, &l->v[i], i);
