@@ -156,9 +156,10 @@ static int handle_ready(struct sup *s, const bool ready[TAG_COUNT])
 	}
 	if (ready[TAG_STDIN])
 		stdin_pump(&s->in);
-	/* the first refusal: from now on the thread answers, not the loop */
+	/* the first refusal: from now on the thread answers, not the loop;
+	 * a hang-up alone (no filtered task left) needs no thread */
 	if (ready[TAG_NOTIFY]) {
-		if (notify_start(&s->notify) == 0)
+		if (!notify_pending(&s->notify) || notify_start(&s->notify) == 0)
 			epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->notify.fd, NULL);
 		else
 			notify_serve_one(&s->notify);

@@ -342,12 +342,17 @@ int notify_start(struct notifier *n)
 	return n->threaded ? 0 : -1;
 }
 
-void notify_serve_one(struct notifier *n)
+bool notify_pending(const struct notifier *n)
 {
 	struct pollfd pfd = { .fd = n->fd, .events = POLLIN };
 
+	return n->fd >= 0 && poll(&pfd, 1, 0) > 0 && (pfd.revents & POLLIN);
+}
+
+void notify_serve_one(struct notifier *n)
+{
 	/* from the loop: only what is there, never a blocking wait */
-	if (n->fd >= 0 && poll(&pfd, 1, 0) > 0 && (pfd.revents & POLLIN))
+	if (notify_pending(n))
 		(void)serve_one(n);
 }
 

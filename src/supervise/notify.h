@@ -57,6 +57,10 @@ int notify_adopt(struct notifier *n, int fd, const struct sock_fprog *policy,
 /* The target loaded its filter without a listener: kernel errno E. */
 void notify_none(struct notifier *n, int e, const char *why);
 
+/* A notification waits on the listener (not only its hang-up, when the
+ * last filtered task is gone). */
+bool notify_pending(const struct notifier *n);
+
 /* The listener is readable for the first time: start serving it in the
  * thread (0), or -1: serve it from the loop with notify_serve_one(). */
 int notify_start(struct notifier *n);

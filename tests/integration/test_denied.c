@@ -187,6 +187,22 @@ Test(denied, nothing_refused_is_an_empty_list)
 	sbx_result_free(&r);
 }
 
+/* A program that refuses nothing pays only the listener's hand-over: its
+ * hang-up at the end starts no serving thread (-v says when one starts). */
+Test(denied, nothing_refused_starts_no_serving_thread)
+{
+	struct sbx_result r;
+
+	sbx_run(&r, NULL, SBX_ARGV("run", "-v", "--", "/bin/true"));
+	ASSERT_STATUS(&r, "ok");
+	cr_assert(strstr(r.err, "seccomp listener received"), "stderr: %.3000s", r.err);
+	cr_assert(!strstr(r.err, "serving the listener in a thread"), "stderr: %.3000s", r.err);
+	sbx_result_free(&r);
+	sbx_run(&r, NULL, SBX_ARGV("run", "-v", "--", "unshare", "-U", "true"));
+	cr_assert(strstr(r.err, "serving the listener in a thread"), "stderr: %.3000s", r.err);
+	sbx_result_free(&r);
+}
+
 /* --no-syscall-report: null, and the program still sees the same errno. */
 Test(denied, no_report_is_null_and_the_same_errno)
 {
