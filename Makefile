@@ -62,7 +62,13 @@ CFLAGS  += -std=gnu11 $(OPT) -Wall -Wextra -Werror -Wshadow -Wformat=2 \
            -fstack-protector-strong -fPIE -MMD -MP \
            -DSBX_VERSION='"$(VERSION)"' -Isrc -I$(BUILD)/gen $(PKG_CFLAGS) $(SAN_FLAGS)
 LDFLAGS += -pie -Wl,-z,relro,-z,now $(SAN_FLAGS)
-LDLIBS  += $(PKG_LIBS) -lm
+# libseccomp and libcap-ng are linked in when their archives are there
+# (Debian's -dev packages ship them): every shared library costs each run
+# its mappings, relocations and page faults before main() (issue 17).
+comma       := ,
+STATIC_LIBS := $(foreach l,seccomp cap-ng,$(if $(filter /%,$(shell $(CC) -print-file-name=lib$(l).a)),-l$(l)))
+PKG_LIBS    := $(filter-out $(STATIC_LIBS),$(PKG_LIBS))
+LDLIBS  += $(if $(STATIC_LIBS),-Wl$(comma)-Bstatic $(STATIC_LIBS) -Wl$(comma)-Bdynamic) $(PKG_LIBS)
 
 SRC        := $(shell find src -name '*.c' | sort)
 OBJ        := $(SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/builtin_policies.o

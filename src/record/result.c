@@ -162,7 +162,11 @@ static cJSON *measurement(double v)
 {
 	if (v < 0 || !isfinite(v))
 		return cJSON_CreateNull();
-	return cJSON_CreateNumber(round(v * 1000.0) / 1000.0);
+	v *= 1000.0;
+	/* rounded by hand: libm is not linked for one round() (issue 17) */
+	if (v < 9e15)
+		v = (double)(uint64_t)(v + 0.5);
+	return cJSON_CreateNumber(v / 1000.0);
 }
 
 static cJSON *limit_value(uint64_t v)
