@@ -41,11 +41,11 @@ static void unescape(char *s)
 	*o = '\0';
 }
 
-/* A line of mountinfo names a procfs mounted at DIR or below it. */
-static bool proc_line_under(char *line, const char *dir)
+/* The mount point of a mountinfo line if its file system is a procfs
+ * (unescaped, in place), else NULL. */
+static char *procfs_mount_point(char *line)
 {
 	char *save = NULL, *mp = NULL, *f = strtok_r(line, " ", &save);
-	size_t n = strlen(dir);
 
 	for (int i = 0; f && i < 4; i++)
 		mp = f = strtok_r(NULL, " ", &save);
@@ -53,8 +53,58 @@ static bool proc_line_under(char *line, const char *dir)
 		f = strtok_r(NULL, " ", &save);
 	f = f ? strtok_r(NULL, " ", &save) : NULL;
 	if (!mp || !f || strcmp(f, "proc") != 0)
-		return false;
+		return NULL;
 	unescape(mp);
+	return mp;
+}
+
+/*
+ * Every procfs mount point of this mount namespace, read once per process:
+ * each read of mountinfo costs the kernel a walk of all host mounts, and a
+ * run asks for every bind source (issue 17).  The table cannot change under
+ * us: the init reads it before it mounts anything, the supervisor before the
+ * clone.  NULL-terminated; NULL if mountinfo cannot be read.
+ */
+static char **procfs_mounts(void)
+{
+	static char **list;
+	static bool done;
+	char *line = NULL, *mp, **grown;
+	size_t cap = 0, n = 0;
+	FILE *f;
+
+	if (done)
+		return list;
+	if (!(f = fopen("/proc/self/mountinfo", "re")))
+		return NULL; /* not cached: a later call may succeed */
+	list = calloc(1, sizeof(*list));
+	while (list && getline(&line, &cap, f) > 0) {
+		if (!(mp = procfs_mount_point(line)))
+			continue;
+		grown = realloc(list, (n + 2) * sizeof(*list));
+		if (!grown || !(grown[n] = strdup(mp))) {
+			list = grown ? grown : list;
+			list[n] = NULL;
+			for (size_t i = 0; i < n; i++)
+				free(list[i]);
+			free(list);
+			list = NULL;
+			break;
+		}
+		list = grown;
+		list[++n] = NULL;
+	}
+	free(line);
+	fclose(f);
+	done = list != NULL;
+	return list;
+}
+
+/* MP is DIR or lies below it. */
+static bool under(const char *mp, const char *dir)
+{
+	size_t n = strlen(dir);
+
 	if (n == 1)
 		return true; /* DIR is "/" */
 	return strncmp(mp, dir, n) == 0 && (mp[n] == '/' || mp[n] == '\0');
@@ -68,12 +118,9 @@ static bool proc_line_under(char *line, const char *dir)
  */
 int carries_procfs(int fd)
 {
-	char self[32], dir[PATH_MAX], *line = NULL;
+	char self[32], dir[PATH_MAX], **mps;
 	struct statfs sfs;
-	size_t cap = 0;
 	ssize_t n;
-	int found = 0;
-	FILE *f;
 
 	if (fstatfs(fd, &sfs) < 0)
 		return -1;
@@ -81,14 +128,13 @@ int carries_procfs(int fd)
 		return 1;
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
 	if ((n = readlink(self, dir, sizeof(dir) - 1)) <= 0 || dir[0] != '/' ||
-	    !(f = fopen("/proc/self/mountinfo", "re")))
+	    !(mps = procfs_mounts()))
 		return -1;
 	dir[n] = '\0';
-	while (!found && getline(&line, &cap, f) > 0)
-		found = proc_line_under(line, dir);
-	free(line);
-	fclose(f);
-	return found;
+	for (; *mps; mps++)
+		if (under(*mps, dir))
+			return 1;
+	return 0;
 }
 
 static int open_source(const struct mount_entry *m, struct bind_src *s,
