@@ -28,16 +28,18 @@ static int verify_dropped(struct sbx_err *err)
 		if (data[i].effective || data[i].permitted || data[i].inheritable)
 			return err_set(err, ERR_SETUP, EPERM,
 				       "capabilities still held after the drop");
+	/* The ambient set needs no read: the kernel keeps it a subset of
+	 * permitted and inheritable, both empty here (one prctl per
+	 * capability less at every start, issue 17). */
 	for (int cap = 0; cap < 64; cap++) {
 		int in_bound = prctl(PR_CAPBSET_READ, cap, 0, 0, 0);
-		int ambient = prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, cap, 0, 0);
 
 		if (in_bound < 0)
 			break; /* past the kernel's last capability */
-		if (in_bound > 0 || ambient > 0)
+		if (in_bound > 0)
 			return err_set(err, ERR_SETUP, EPERM,
-				       "capability %d still in the bounding or "
-				       "ambient set after the drop", cap);
+				       "capability %d still in the bounding set "
+				       "after the drop", cap);
 	}
 	return 0;
 }
