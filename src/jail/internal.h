@@ -34,6 +34,8 @@ struct jail_plan {
 	int ctl_fd;             /* the init's end of the control socket */
 	int sync_fd;            /* read end: one byte once the maps are written */
 	bool host_root;         /* sbx runs as root: drop groups in the init */
+	bool self_maps;         /* the init writes its own maps (spawn.c) */
+	uint32_t map_uid, map_gid; /* the host ids the jail's uid/gid map to */
 	/* run by root (hostbind.c): detached trees the supervisor made of
 	 * the command-line binds (one per policy mount, -1 = none) and of the
 	 * workspace, inherited by the init through the clone */
@@ -160,6 +162,10 @@ int ownproc_open(struct sbx_err *err);
 int ownproc_child_dir(int procfd, pid_t pid, int pidfd, struct sbx_err *err);
 int ownproc_arg_area(int procfd, struct jail_plan *plan, struct sbx_err *err);
 /* ownproc.c: write TEXT to NAME in the child's /proc directory DIRFD. */
+/* The uid/gid maps of the process whose /proc directory is DIRFD (PID for
+ * messages, 0 = the caller's own); OUT gets the host ids mapped. */
+int jail_write_maps(int dirfd, pid_t pid, const struct jail_plan *plan, struct jail *out,
+		    struct sbx_err *err);
 int ownproc_write(int dirfd, pid_t pid, const char *name, const char *text,
 		  struct sbx_err *err);
 

@@ -159,6 +159,12 @@ int ownproc_write(int dirfd, pid_t pid, const char *name, const char *text,
 	if (fd >= 0)
 		close(fd);
 	if (e)
+	if (e && pid == 0)
+		return err_set(err, ERR_SETUP, e,
+			       "writing /proc/self/%s '%.*s' in the jail's init: %s (the "
+			       "user namespace could not map uid/gid; see 'sbx doctor')",
+			       name, (int)strcspn(text, "\n"), text, strerror(e));
+	if (e)
 		return err_set(err, ERR_SETUP, e,
 			       "writing /proc/%d/%s '%.*s': %s (the user namespace "
 			       "could not map uid/gid; see 'sbx doctor')",
