@@ -20,9 +20,9 @@ VERSION    := 0.1.0
 PREFIX     ?= /usr/local
 DESTDIR    ?=
 CC         ?= cc
-PKGS       := libseccomp libcap-ng libcjson
-DEB_PKGS   := build-essential pkg-config libseccomp-dev libcap-ng-dev \
-              libcjson-dev libcriterion-dev python3 python3-jsonschema \
+PKGS       := libseccomp libcjson
+DEB_PKGS   := build-essential pkg-config libseccomp-dev libcjson-dev \
+              libcriterion-dev python3 python3-jsonschema \
               iproute2 util-linux procps jq groff-base mandoc \
               python3-numpy python3-pandas python3-matplotlib nodejs gcc g++ \
               parallel
@@ -62,11 +62,11 @@ CFLAGS  += -std=gnu11 $(OPT) -Wall -Wextra -Werror -Wshadow -Wformat=2 \
            -fstack-protector-strong -fPIE -MMD -MP \
            -DSBX_VERSION='"$(VERSION)"' -Isrc -I$(BUILD)/gen $(PKG_CFLAGS) $(SAN_FLAGS)
 LDFLAGS += -pie -Wl,-z,relro,-z,now $(SAN_FLAGS)
-# libseccomp and libcap-ng are linked in when their archives are there
-# (Debian's -dev packages ship them): every shared library costs each run
-# its mappings, relocations and page faults before main() (issue 17).
+# libseccomp is linked in when its archive is there (Debian's -dev package
+# ships it): every shared library costs each run its mappings, relocations
+# and page faults before main() (issue 17).
 comma       := ,
-STATIC_LIBS := $(foreach l,seccomp cap-ng,$(if $(filter /%,$(shell $(CC) -print-file-name=lib$(l).a)),-l$(l)))
+STATIC_LIBS := $(foreach l,seccomp,$(if $(filter /%,$(shell $(CC) -print-file-name=lib$(l).a)),-l$(l)))
 PKG_LIBS    := $(filter-out $(STATIC_LIBS),$(PKG_LIBS))
 LDLIBS  += $(if $(STATIC_LIBS),-Wl$(comma)-Bstatic $(STATIC_LIBS) -Wl$(comma)-Bdynamic) $(PKG_LIBS)
 
