@@ -136,11 +136,11 @@ static void tie_to_supervisor(const struct jail_plan *plan)
 		_exit(1);
 }
 
-/* Fills *FS with the meter's fds (the jail's proc, its tmpfs mounts). */
-static void build_jail(const struct jail_plan *plan, struct jail_fs *fs)
+/* Fills *FS with the meter's fds (the jail's proc, its tmpfs mounts);
+ * returns the fd finish_jail() sets the namespace quotas through. */
+static int build_root(const struct jail_plan *plan, struct jail_fs *fs)
 {
 	const struct policy *p = plan->policy;
-	const char *host = p->hostname ? p->hostname : "sbx";
 	struct sbx_err err = { 0 };
 	int ucount_fd;
 
@@ -166,6 +166,21 @@ static void build_jail(const struct jail_plan *plan, struct jail_fs *fs)
 	 * bind could cover (a host /proc would meter every host process) */
 	if (mount_build_root(plan, fs, &err) < 0)
 		setup_failed(plan, &err);
+	return ucount_fd;
+}
+
+/*
+ * The rest of the jail, after READY went out: the supervisor fills the
+ * workspace meanwhile, one wake-up's wait less before GO (issue 17).
+ * Nothing of the program runs before GO, so the quotas are still set
+ * before anything of its does.
+ */
+static void finish_jail(const struct jail_plan *plan, int ucount_fd)
+{
+	const struct policy *p = plan->policy;
+	const char *host = p->hostname ? p->hostname : "sbx";
+	struct sbx_err err = { 0 };
+
 	if (sethostname(host, strlen(host)) < 0) {
 		err_set(&err, ERR_SETUP, errno, "sethostname(%s): %s", host,
 			strerror(errno));
@@ -565,6 +580,7 @@ static void await_maps(struct jail_plan *plan)
 void init_main(struct jail_plan *plan)
 {
 	struct jail_fs fs;
+	int ucount_fd;
 
 	/* The jail's tree is built with a known umask, not the caller's. */
 	umask(JAIL_UMASK);
@@ -576,8 +592,9 @@ void init_main(struct jail_plan *plan)
 		err_set(&err, ERR_SETUP, errno, "unshare(CLONE_NEWCGROUP): %s", strerror(errno));
 		setup_failed(plan, &err);
 	}
-	build_jail(plan, &fs);
+	ucount_fd = build_root(plan, &fs);
 	send_ready(plan, &fs);
+	finish_jail(plan, ucount_fd);
 	wait_for_go(plan);
 	init_drop_privileges(plan);
 	start_target(plan, fs.proc);
