@@ -314,6 +314,30 @@ Test(jail, root_caller_runs_target_as_unprivileged_host_uid)
 	sbx_result_free(&r);
 }
 
+/* Run by a user, the init maps itself (spawn.c's self_maps): one line to
+ * the caller's own ids, and setgroups denied before gid_map was written
+ * (CVE-2014-8989: dropping groups could bypass negative ACLs). */
+Test(jail, unprivileged_maps_are_the_callers_ids_with_setgroups_denied)
+{
+	struct sbx_result r;
+	unsigned long u[3] = { 0 }, g[3] = { 0 };
+	char sg[16] = "";
+
+	REQUIRE_USERNS();
+	if (geteuid() == 0)
+		cr_skip_test("SKIP: run by root the supervisor maps a uid of sbx's range "
+			     "(root_caller_runs_target_as_unprivileged_host_uid)");
+	sbx_run(&r, NULL, SBX_ARGV("run", "--", "/bin/sh", "-c",
+				   "cat /proc/self/uid_map /proc/self/gid_map /proc/self/setgroups"));
+	ASSERT_STATUS(&r, "ok");
+	cr_assert_eq(sscanf(r.out, "%lu %lu %lu %lu %lu %lu %15s", &u[0], &u[1], &u[2],
+			    &g[0], &g[1], &g[2], sg), 7, "%s", r.out);
+	cr_assert(u[0] == 65534 && u[1] == geteuid() && u[2] == 1, "uid_map: %s", r.out);
+	cr_assert(g[0] == 65534 && g[1] == getegid() && g[2] == 1, "gid_map: %s", r.out);
+	cr_assert_str_eq(sg, "deny", "setgroups: %s", r.out);
+	sbx_result_free(&r);
+}
+
 /* Empty files cost no tmpfs blocks but pin kernel memory: /tmp must run
  * out of inodes long before the host does (nr_inodes). */
 Test(jail, tmp_inode_flood_hits_enospc)
