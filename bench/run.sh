@@ -1,6 +1,6 @@
 #!/bin/sh
 # bench/run.sh - what `make bench` runs: sbx against bare exec, unshare and
-# bwrap on this machine, in this run (issue 8).  Builds two small helpers
+# bwrap on this machine, in this run (issues 8, 17, 18).  Builds two small helpers
 # (a seccomp BPF generator for `bwrap --seccomp`, and a peak-RSS probe) into
 # a temporary directory, then hands over to bench/bench.py, which prints a
 # table and writes bench/results.json.
@@ -10,7 +10,7 @@
 #
 #   SBX=./sbx           the binary to measure
 #   BENCH_OUT=FILE      where the JSON goes (default bench/results.json)
-#   BENCH_QUICK=1       about a tenth of the runs: a smoke test, not numbers
+#   BENCH_QUICK=1       far fewer runs (about half a minute): a smoke test, not numbers
 #   SBX_BASE=PATH       another sbx (a build of main) for the start-up comparison
 #
 # Nothing is installed here: a missing tool is reported as a skipped item.
@@ -61,4 +61,4 @@ if "$cc" $cflags -o "$helpers/nsfloor" "$here/nsfloor.c" 2>/dev/null; then
 	"$helpers/nsfloor" 200 >"$helpers/nsfloor.json" 2>/dev/null || rm -f "$helpers/nsfloor.json"
 fi
 
-python3 "$here/bench.py" --sbx "$sbx" --helpers "$helpers" --out "$out" $quick
+python3 -B "$here/bench.py" --sbx "$sbx" --helpers "$helpers" --out "$out" $quick
