@@ -51,11 +51,14 @@ class Bench:
         self.quick = args.quick
         self.tmp = tempfile.mkdtemp(prefix="sbx-bench-")
         self.tools = {name: shutil.which(name) for name in
-                      ("hyperfine", "bwrap", "bash", "unshare", "taskset", "strace", "seq", "xargs")}
+                      ("hyperfine", "bwrap", "unshare", "taskset", "strace", "seq", "xargs")}
         self.tools["time"] = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
         self.bpf = os.path.join(self.helpers, "filter.bpf")
         if not os.path.exists(self.bpf):
             self.bpf = None
+        self.withfds = os.path.join(self.helpers, "withfds")
+        if not os.access(self.withfds, os.X_OK):
+            self.withfds = None
         self.base = os.path.abspath(args.base) if args.base else None
         self.res = {"meta": self.meta(), "skipped": [], "startup": {}, "language": {},
                     "throughput": {}, "relay": {}, "memory": {}, "meter": {}, "phases": {},
@@ -63,20 +66,6 @@ class Bench:
         self.sbx_ok, self.sbx_note = self.probe_sbx()
         self.res["kernel_floor"] = self.kernel_floor()
         self.same = self.derive_bwrap_same()
-
-    def derive_bwrap_same(self):
-        """bwrap arguments with sbx's own mount table, or None (a skip)."""
-        if not self.need("bwrap_same", "bwrap", "bash", sbx=True):
-            return None
-        if not self.bpf:
-            self.skip("bwrap_same", "no BPF filter (bpfgen could not be built)")
-            return None
-        got = bwrap_same.derive(self.sbx, self.tools["bwrap"])
-        self.res["bwrap_same"] = got
-        if got.get("error"):
-            self.skip("bwrap_same", got["error"])
-            return None
-        return got
 
     def kernel_floor(self):
         """clone()+waitpid() medians per namespace set, from the nsfloor helper."""
@@ -128,6 +117,8 @@ class Bench:
         return True, None
 
     def skip(self, item, note):
+        if {"item": item, "note": note} in self.res["skipped"]:
+            return  # asked again by a later step
         self.res["skipped"].append({"item": item, "note": note})
         print(f"  skipped {item}: {note}", file=sys.stderr)
 
@@ -148,8 +139,7 @@ class Bench:
     # ----- hyperfine ---------------------------------------------------
 
     def hyperfine(self, label, cmd, runs, warmup, shell=False, setup_check=True):
-        """Time CMD (argv list, or a shell string with shell=True for sh or
-        shell="bash"); stats in ms."""
+        """Time CMD (argv list, or a shell string with shell=True); stats in ms."""
         raw = self.hyperfine_raw(label, cmd, runs, warmup, shell, setup_check)
         return self.stats(*raw) if raw else None
 
@@ -162,8 +152,8 @@ class Bench:
                 "--warmup", str(warmup), "--runs", str(runs)]
         if not shell:
             argv += ["-N", " ".join(shlex.quote(a) for a in cmd)]
-        else:  # hyperfine subtracts this shell's own start-up
-            argv += ["--shell", shell if isinstance(shell, str) else "sh", cmd]
+        else:
+            argv += [cmd]
         proc = subprocess.run(argv, capture_output=True, text=True)
         if proc.returncode != 0:
             self.skip(label, "hyperfine failed: " + proc.stderr.strip()[-300:])
@@ -174,8 +164,7 @@ class Bench:
 
     def check_runs(self, label, cmd, shell):
         """Run CMD once; a command that fails is a skip with its message, not a number."""
-        proc = subprocess.run(cmd, shell=bool(shell), stdin=subprocess.DEVNULL,
-                              executable=shutil.which(shell) if isinstance(shell, str) else None,
+        proc = subprocess.run(cmd, shell=shell, stdin=subprocess.DEVNULL,
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         if proc.returncode != 0:
             self.skip(label, f"exits {proc.returncode}: " + proc.stderr.strip()[-300:])
@@ -215,20 +204,60 @@ class Bench:
 
     # ----- 1. start-up -------------------------------------------------
 
-    def bwrap_cmd(self, argv, seccomp):
-        """bwrap BWRAP_ARGS running ARGV; with SECCOMP a shell string that opens
-        the filter on fd 9."""
-        if not seccomp:
-            return [self.tools["bwrap"]] + BWRAP_ARGS + argv
-        return bwrap_same.command(self.tools["bwrap"], BWRAP_ARGS, [], argv, self.bpf)
+    def derive_bwrap_same(self):
+        """bwrap arguments with sbx's own mount table, or None (a skip)."""
+        if not self.need("bwrap_same", "bwrap", sbx=True) or not self.seccomp_ok("bwrap_same"):
+            return None
+        got = bwrap_same.derive(self.sbx, self.tools["bwrap"], self.withfds)
+        self.res["bwrap_same"] = got
+        if got.get("error"):
+            self.skip("bwrap_same", got["error"])
+            return None
+        return got
 
-    def same_cmd(self, argv, robind=False):
-        """bwrap_same (a bash string: its --file fds are above 9), or with
-        ROBIND its --ro-bind variant (an sh string)."""
-        if robind:
-            return bwrap_same.command(self.tools["bwrap"], self.same["args_robind"], [], argv, self.bpf)
-        return bwrap_same.command(self.tools["bwrap"], self.same["args"], self.same["files"], argv,
-                                  self.bpf)
+    def seccomp_ok(self, item):
+        """bwrap with a filter needs the filter and withfds to open it."""
+        why = ("no BPF filter (bpfgen could not be built)" if not self.bpf else
+               "withfds could not be built" if not self.withfds else None)
+        if why:
+            self.skip(item, why)
+        return not why
+
+    def bwraps(self, argv):
+        """{name: argv} of the bwraps to compare with, running ARGV; the ones with
+        a filter are started by withfds, and "withfds" is that helper alone."""
+        bw = self.tools["bwrap"]
+        cmds = {"bwrap": [bw] + BWRAP_ARGS + argv}
+        if not self.seccomp_ok("bwrap_seccomp"):
+            return cmds
+        cmds["bwrap_seccomp"] = bwrap_same.command(self.withfds, bw, BWRAP_ARGS, [], argv, self.bpf)
+        files = []
+        if self.same:
+            files = self.same["files"]
+            cmds["bwrap_same"] = bwrap_same.command(self.withfds, bw, self.same["args"], files,
+                                                    argv, self.bpf)
+            cmds["bwrap_same_robind"] = bwrap_same.command(self.withfds, bw, self.same["args_robind"],
+                                                           [], argv, self.bpf)
+        # the helper alone, with bwrap_same's fds: /bin/true ignores the arguments
+        cmds["withfds"] = bwrap_same.command(self.withfds, "/bin/true", [], files, [], self.bpf)
+        return cmds
+
+    @staticmethod
+    def launcher_correction(rows, keys):
+        """Take withfds's own cost (its row minus bare's) off the rows it started:
+        every time of the distribution (KEYS) and, when there, the CPU."""
+        wf, bare = rows.get("withfds"), rows.get("bare")
+        if not wf or not bare:
+            return
+        for name in ("bwrap_seccomp", "bwrap_same", "bwrap_same_robind"):
+            st = rows.get(name)
+            if not st:
+                continue
+            st["withfds_correction"] = {k: round(wf[k] - bare[k], 4) for k in keys}
+            for k in keys:
+                st[k] = round(st[k] - (wf[k] - bare[k]), 4)
+            st["note"] = ("started by withfds, which opens the filter's (and --file's) fds; "
+                          "withfds's own cost (its row minus bare's) is taken off")
 
     def startup(self):
         print("1. start-up latency", file=sys.stderr)
@@ -236,14 +265,7 @@ class Bench:
         if self.need("startup.unshare", "unshare"):
             items.append(("unshare", [self.tools["unshare"], "-Urmpfiun", "--mount-proc", "/bin/true"], False))
         if self.need("startup.bwrap", "bwrap"):
-            items.append(("bwrap", self.bwrap_cmd(["/bin/true"], False), False))
-            if self.bpf:
-                items.append(("bwrap_seccomp", self.bwrap_cmd(["/bin/true"], True), True))
-            else:
-                self.skip("startup.bwrap_seccomp", "no BPF filter (bpfgen could not be built)")
-            if self.same:
-                items += [("bwrap_same", self.same_cmd(["/bin/true"]), "bash"),
-                          ("bwrap_same_robind", self.same_cmd(["/bin/true"], True), True)]
+            items += [(k, c, False) for k, c in self.bwraps(["/bin/true"]).items()]
         if self.need("startup.sbx", sbx=True):
             items += [("sbx_version", [self.sbx, "--version"], False),
                       ("sbx", [self.sbx, "run", "-q", "--", "/bin/true"], False),
@@ -255,11 +277,8 @@ class Bench:
             else:
                 self.skip("startup.sbx_base", "no SBX_BASE given (a build of main to compare with)")
         rows = self.interleaved(items, self.runs(200), self.runs(20) if self.quick else 5)
-        for k in ("bwrap_seccomp", "bwrap_same", "bwrap_same_robind"):
-            if rows.get(k):
-                rows[k]["note"] = (f"run through {'bash' if k == 'bwrap_same' else 'sh'} to open "
-                                   "the fds; hyperfine subtracts the shell's measured start-up "
-                                   "(time and CPU)")
+        self.launcher_correction(rows, ("median", "mean", "min", "p10", "p90", "max",
+                                        "cpu_user_ms", "cpu_sys_ms"))
         self.res["startup"] = rows
 
     # ----- 2. language start-up ------------------------------------------
@@ -281,17 +300,9 @@ class Bench:
         if not self.need("throughput", "seq", "xargs"):
             return
         cmds = {"bare": "/bin/true"}
-        sh = lambda shell, line: f"{shell} -c " + shlex.quote(line)
         if self.tools["bwrap"]:
-            cmds["bwrap"] = " ".join(shlex.quote(a) for a in self.bwrap_cmd(["/bin/true"], False))
-            # sh_exec and bash_exec: what the shell that opens the fds costs alone
-            if self.bpf:
-                cmds["bwrap_seccomp"] = sh("sh", self.bwrap_cmd(["/bin/true"], True))
-                cmds["sh_exec"] = sh("sh", "exec /bin/true " + bwrap_same.redirections([], self.bpf))
-            if self.same:
-                cmds["bwrap_same"] = sh("bash", self.same_cmd(["/bin/true"]))
-                cmds["bash_exec"] = sh("bash", "exec /bin/true " + bwrap_same.redirections(
-                    self.same["files"], self.bpf))
+            cmds.update((k, " ".join(shlex.quote(a) for a in c))
+                        for k, c in self.bwraps(["/bin/true"]).items() if k != "bwrap_same_robind")
         else:
             self.skip("throughput.bwrap", "bwrap is not installed")
         if self.need("throughput.sbx", sbx=True):
@@ -299,7 +310,12 @@ class Bench:
         for par in ((8,) if self.quick else (2, 8)):
             for name, cmd in cmds.items():
                 self.throughput_one(f"p{par}", name, cmd, par)
-            self.shell_correction(self.res["throughput"].get(f"p{par}", {}))
+            rows = self.res["throughput"].get(f"p{par}", {})
+            self.launcher_correction(rows, ("median",))
+            for st in rows.values():
+                if st and "withfds_correction" in st:
+                    st["runs_per_s_uncorrected"] = st["runs_per_s"]
+                    st["runs_per_s"] = round(st["jobs"] / (st["median"] / 1e3), 1)
 
     def throughput_one(self, key, name, cmd, par):
         total = 40 if self.quick else 200
@@ -314,20 +330,6 @@ class Bench:
             st["runs_per_s"] = round(total / (st["median"] / 1e3), 1)
             st["parallel"], st["jobs"] = par, total
         self.res["throughput"].setdefault(key, {})[name] = st
-
-    @staticmethod
-    def shell_correction(rows):
-        """bwrap with a filter runs as `sh -c 'exec bwrap ... 9< FILE'` (bwrap_same:
-        bash, with its --file fds): take the shell's share (sh_exec's or bash_exec's
-        total, which open the same fds and exec /bin/true, minus bare's) off."""
-        for name, shell in (("bwrap_seccomp", "sh_exec"), ("bwrap_same", "bash_exec")):
-            st, sh, bare = rows.get(name), rows.get(shell), rows.get("bare")
-            extra = sh["median"] - bare["median"] if sh and bare else 0
-            if st and st["median"] > extra > 0:
-                st["runs_per_s_uncorrected"] = st["runs_per_s"]
-                st["runs_per_s"] = round(st["jobs"] / ((st["median"] - extra) / 1e3), 1)
-                st["note"] = (f"each run goes through a shell to open the fds; runs_per_s is after "
-                              f"taking off that shell's {extra:.0f} ms ({shell} - bare)")
 
     # ----- 4. output relay -----------------------------------------------
 
@@ -386,7 +388,7 @@ class Bench:
         rows = self.res["memory"]
         rows["bare_true"] = self.peak(peak, ["/bin/true"])
         if self.tools["bwrap"]:
-            rows["bwrap"] = self.peak(peak, self.bwrap_cmd(["/bin/true"], False))
+            rows["bwrap"] = self.peak(peak, [self.tools["bwrap"]] + BWRAP_ARGS + ["/bin/true"])
         if self.need("memory.sbx", sbx=True):
             rows["sbx_true"] = self.peak(peak, [self.sbx, "run", "-q", "--", "/bin/true"])
             if self.tools["taskset"]:

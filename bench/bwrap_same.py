@@ -25,7 +25,6 @@ remaining difference between the two mount tables is listed.
 
 import os
 import re
-import shlex
 import subprocess
 
 BASE_ARGS = ["--unshare-all", "--unshare-user", "--die-with-parent"]
@@ -157,17 +156,11 @@ def build(explain, view, etc="file"):
     return args, files, notes
 
 
-def redirections(files, bpf=None):
-    """The shell redirections that open FILES on their fds, and BPF on fd 9."""
-    return " ".join([f"{fd}< {shlex.quote(path)}" for fd, path in files]
-                    + (["9< " + shlex.quote(bpf)] if bpf else []))
-
-
-def command(bwrap, args, files, argv, bpf=None):
-    """A shell command line (bash when FILES: their fds are above 9) running
-    bwrap ARGS [--seccomp 9] ARGV with FILES and BPF open."""
-    words = [bwrap] + args + (["--seccomp", "9"] if bpf else []) + argv
-    return f"exec {' '.join(shlex.quote(w) for w in words)} {redirections(files, bpf)}".rstrip()
+def command(withfds, bwrap, args, files, argv, bpf=None):
+    """argv running bwrap ARGS [--seccomp 9] ARGV with FILES open on their fds
+    and BPF on fd 9, opened by the withfds helper (bench/withfds.c)."""
+    fds = [f"{fd}={path}" for fd, path in files] + ([f"9={bpf}"] if bpf else [])
+    return ([withfds] + fds + ["--", bwrap] + args + (["--seccomp", "9"] if bpf else []) + argv)
 
 
 def compare(sbx_view, bw_view):
@@ -189,14 +182,14 @@ def compare(sbx_view, bw_view):
     return diff
 
 
-def derive(sbx, bwrap):
+def derive(sbx, bwrap, withfds):
     """{'args', 'files', 'args_robind', 'notes', 'differences', 'how'} or {'error': why}."""
     got, why = probe_sbx(sbx)
     if not got:
         return {"error": why}
     explain, view = got
     args, files, notes = build(explain, view)
-    run = subprocess.run(["bash", "-c", command(bwrap, args, files, ["/bin/sh", "-c", PROBE])],
+    run = subprocess.run(command(withfds, bwrap, args, files, ["/bin/sh", "-c", PROBE]),
                          capture_output=True, text=True)
     bw_view = parse_probe(run.stdout) if run.returncode == 0 else None
     if not bw_view:
@@ -205,4 +198,4 @@ def derive(sbx, bwrap):
     return {"args": args, "files": files, "args_robind": build(explain, view, "ro-bind")[0],
             "notes": notes, "differences": compare(view, bw_view),
             "how": "derived from `sbx explain` and the jail's mountinfo and /etc "
-                   "(bench/bwrap_same.py); run by bash, which opens the --file fds"}
+                   "(bench/bwrap_same.py)"}

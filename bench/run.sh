@@ -1,9 +1,9 @@
 #!/bin/sh
 # bench/run.sh - what `make bench` runs: sbx against bare exec, unshare and
-# bwrap on this machine, in this run (issues 8, 17, 18).  Builds two small helpers
-# (a seccomp BPF generator for `bwrap --seccomp`, and a peak-RSS probe) into
-# a temporary directory, then hands over to bench/bench.py, which prints a
-# table and writes bench/results.json.
+# bwrap on this machine, in this run (issues 8, 17, 18).  Builds small helpers
+# (a seccomp BPF generator for `bwrap --seccomp`, withfds to open bwrap's
+# descriptors, a peak-RSS probe, ...) into a temporary directory, then hands
+# over to bench/bench.py, which prints a table and writes bench/results.json.
 #
 # Run it as an unprivileged user for numbers comparable with the reference
 # figures (as root it works too; the record says who ran it).
@@ -55,6 +55,12 @@ if ! "$cc" $cflags -static -o "$helpers/keyloop" "$here/../tests/probes/priv_key
 	2>"$helpers/keyloop.log"; then
 	echo "bench: could not build keyloop (static); the refused-calls items are skipped" >&2
 	cat "$helpers/keyloop.log" >&2
+fi
+# opens bwrap's --seccomp and --file descriptors without a shell (issue 17)
+if ! "$cc" $cflags -static -o "$helpers/withfds" "$here/withfds.c" 2>"$helpers/withfds.log" &&
+   ! "$cc" $cflags -o "$helpers/withfds" "$here/withfds.c" 2>>"$helpers/withfds.log"; then
+	echo "bench: could not build withfds; bwrap with a seccomp filter is skipped" >&2
+	cat "$helpers/withfds.log" >&2
 fi
 chmod 755 "$helpers"
 if "$cc" $cflags -o "$helpers/nsfloor" "$here/nsfloor.c" 2>/dev/null; then

@@ -15,6 +15,7 @@ STARTUP = {"bare": "bare /bin/true", "unshare": "unshare -Urmpfiun --mount-proc"
            "bwrap": "bwrap (namespaces, 3 mounts)", "bwrap_seccomp": "bwrap + seccomp filter",
            "bwrap_same": "bwrap_same: sbx's mounts + seccomp",
            "bwrap_same_robind": "bwrap_same, /etc files as ro-binds",
+           "withfds": "withfds FD=FILE... -- /bin/true (launcher)",
            "sbx_version": "sbx --version (exec+link)", "sbx": "sbx run -q -- /bin/true",
            "sbx_no_report": "sbx run -q --no-syscall-report", "sbx_base": "SBX_BASE run -q (main)",
            "sbx_net_host": "sbx run -q --net host"}
@@ -65,7 +66,7 @@ def table_rows(res):
                 unc = st.get("runs_per_s_uncorrected")
                 rows.append(("throughput", f"{st['jobs']} runs, {st['parallel']} parallel: {name}",
                              f"{st['runs_per_s']:.0f} runs/s", f"{st['median']:.0f} ms total" +
-                             (f"; {unc:.0f} runs/s with the shell's share" if unc else "")))
+                             (f"; {unc:.0f} runs/s before withfds's share is taken off" if unc else "")))
     for k, st in res["relay"].items():
         if st:
             rows.append(("relay 1 GiB", "bare pipe (pinned)" if k == "bare_pipe" else "sbx passthrough (pinned)",
