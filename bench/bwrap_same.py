@@ -16,7 +16,7 @@ makes the same link); other binds `--ro-bind` (`--bind` when rw); TMPFS
 workspace `--perms 0700 --size BYTES --tmpfs` and `--chdir`; every file of
 sbx's /etc that exists on the host `--file FD /etc/F`, a copy of the host's
 file in bwrap's root tmpfs, as sbx writes or copies them into its own (the
-`--ro-bind /etc/F /etc/F` variant, 12 more bind mounts than sbx makes, is
+`--ro-bind /etc/F /etc/F` variant, a bind mount per file that sbx does not make, is
 measured alongside as bwrap_same_robind); every mount point that is
 read-only in sbx's jail but would not be in bwrap's (/, /proc, /dev)
 `--remount-ro`.  Then bwrap runs once with these arguments and every

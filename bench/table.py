@@ -144,8 +144,8 @@ def print_details(res):
             f"{k} {v['median_ms']:.2f} ms" for k, v in kf.items() if isinstance(v, dict)))
     bs = res.get("bwrap_same") or {}
     if bs.get("args"):
-        print("\n  bwrap_same = bash -c 'exec bwrap " + " ".join(bs["args"]) + " --seccomp 9 CMD "
-              + " ".join(f"{fd}< {p}" for fd, p in bs.get("files", [])) + " 9< FILTER'")
+        print("\n  bwrap_same = withfds " + " ".join(f"{fd}={p}" for fd, p in bs.get("files", []))
+              + " 9=FILTER -- bwrap " + " ".join(bs["args"]) + " --seccomp 9 CMD")
         for d in bs.get("notes", []) + bs.get("differences", []):
             print(f"    differs: {d}")
     bd = (res.get("phases") or {}).get("breakdown") or {}
