@@ -322,8 +322,9 @@ class Bench:
         line = f"seq {total} | xargs -P {par} -I{{}} {cmd}"
         label = f"throughput.{key}.{name}"
         # one run of the command checks it works; the pipeline is not run twice
+        # 5 runs: the step is a full run's longest (6 commands x 2 x 200 runs)
         st = self.check_runs(label, cmd, True) and self.hyperfine(
-            label, line, 10 if not self.quick else 2, 1 if not self.quick else 0, shell=True,
+            label, line, 5 if not self.quick else 2, 1 if not self.quick else 0, shell=True,
             setup_check=False)
         st = st or None
         if st:
