@@ -249,12 +249,13 @@ class Bench:
         wf, bare = rows.get("withfds"), rows.get("bare")
         if not wf or not bare:
             return
+        keys = [k for k in keys if k in wf and k in bare]
         for name in ("bwrap_seccomp", "bwrap_same", "bwrap_same_robind"):
             st = rows.get(name)
             if not st:
                 continue
-            st["withfds_correction"] = {k: round(wf[k] - bare[k], 4) for k in keys}
-            for k in keys:
+            st["withfds_correction"] = {k: round(wf[k] - bare[k], 4) for k in keys if k in st}
+            for k in st["withfds_correction"]:
                 st[k] = round(st[k] - (wf[k] - bare[k]), 4)
             st["note"] = ("started by withfds, which opens the filter's (and --file's) fds; "
                           "withfds's own cost (its row minus bare's) is taken off")
@@ -277,9 +278,30 @@ class Bench:
             else:
                 self.skip("startup.sbx_base", "no SBX_BASE given (a build of main to compare with)")
         rows = self.interleaved(items, self.runs(200), self.runs(20) if self.quick else 5)
+        self.tree_cpu(rows, items)
         self.launcher_correction(rows, ("median", "mean", "min", "p10", "p90", "max",
-                                        "cpu_user_ms", "cpu_sys_ms"))
+                                        "cpu_user_ms", "cpu_sys_ms", "tree_cpu_user_ms",
+                                        "tree_cpu_sys_ms", "tree_cpu_ms"))
         self.res["startup"] = rows
+
+    def tree_cpu(self, rows, items):
+        """CPU per run of each command's whole process tree (bench/treecpu.c):
+        hyperfine's user+system misses descendants nobody waited for (bwrap's)."""
+        helper = os.path.join(self.helpers, "treecpu")
+        if not os.access(helper, os.X_OK):
+            self.skip("startup.tree_cpu", "treecpu helper could not be built; cpu is hyperfine's")
+            return
+        n = 20 if self.quick else 100
+        for key, cmd, _ in items:
+            if not rows.get(key):
+                continue
+            p = subprocess.run([helper, str(n)] + cmd, capture_output=True, text=True)
+            r = json.loads(p.stdout) if p.returncode == 0 and p.stdout.strip() else None
+            if not r or r["failed"]:
+                self.skip(f"startup.{key}.tree_cpu", f"treecpu: {p.stderr.strip()[-200:] or r}")
+                continue
+            rows[key].update(tree_cpu_user_ms=r["cpu_user_ms"], tree_cpu_sys_ms=r["cpu_sys_ms"],
+                             tree_cpu_ms=r["cpu_ms"], tree_cpu_runs=n)
 
     # ----- 2. language start-up ------------------------------------------
 

@@ -19,7 +19,10 @@ def ratio(a, b):
 
 
 def cpu(row):
-    """User+system CPU per run in ms (hyperfine: children counted), or None."""
+    """User+system CPU per run in ms of the whole process tree (treecpu), else
+    hyperfine's (children it waited for), or None."""
+    if row and "tree_cpu_ms" in row:
+        return row["tree_cpu_ms"]
     if not row or "cpu_user_ms" not in row:
         return None
     return round(row["cpu_user_ms"] + row["cpu_sys_ms"], 4)

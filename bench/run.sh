@@ -62,6 +62,11 @@ if ! "$cc" $cflags -static -o "$helpers/withfds" "$here/withfds.c" 2>"$helpers/w
 	echo "bench: could not build withfds; bwrap with a seccomp filter is skipped" >&2
 	cat "$helpers/withfds.log" >&2
 fi
+# the CPU of a command's whole tree: hyperfine misses what bwrap never reaps
+if ! "$cc" $cflags -o "$helpers/treecpu" "$here/treecpu.c" 2>"$helpers/treecpu.log"; then
+	echo "bench: could not build treecpu; CPU per run falls back to hyperfine's" >&2
+	cat "$helpers/treecpu.log" >&2
+fi
 chmod 755 "$helpers"
 if "$cc" $cflags -o "$helpers/nsfloor" "$here/nsfloor.c" 2>/dev/null; then
 	"$helpers/nsfloor" 200 >"$helpers/nsfloor.json" 2>/dev/null || rm -f "$helpers/nsfloor.json"

@@ -26,9 +26,11 @@ def fmt(v, unit=""):
 
 
 def lat(row):
-    cpu = row.get("cpu_user_ms", 0) + row.get("cpu_sys_ms", 0)
+    """(median, spread) of a latency row; cpu is the whole tree's when measured."""
+    cpu = row.get("tree_cpu_ms", row.get("cpu_user_ms", 0) + row.get("cpu_sys_ms", 0))
+    tag = "tree cpu" if "tree_cpu_ms" in row else "cpu"
     return (fmt(row["median"], " ms"), f"sd {row['stddev']:.2f}, min {row['min']:.2f}, "
-            f"p90 {row['p90']:.2f}, cpu {cpu:.2f}")
+            f"p90 {row['p90']:.2f}, {tag} {cpu:.2f}")
 
 
 def phase_rows(res):
