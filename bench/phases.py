@@ -157,19 +157,26 @@ VERBOSE = re.compile(r"sbx: (supervise |notify )?\+(\d+(?:\.\d+)?)ms (.*?)(?=sbx
 # the one before, the first from sbx's clock start.  "clone + maps" ends at
 # the parent's line or the init's first one, whichever is first: both come
 # after the parent wakes the init, and either may be descheduled then.
+# CTL_READY has no line of its own: the init sends it after pivot_root, and
+# the supervisor logs "workspace ready" once it has it and has filled the
+# workspace.  A mark earlier than the one before (lines of two processes)
+# counts as that one: phases are never negative and add up to the total.
 PHASES = [
     ("pre-clone", "jail", r"seccomp refusals|binds cloned", "last"),
     ("clone + maps", "jail", r"clone \+ uid/gid maps|root tmpfs", "first"),
     ("mounts", "jail", r"mount ", "last"),
     ("/etc", "jail", r"synthesized /etc", "last"),
     ("pivot_root", "jail", r"pivot_root done", "last"),
-    ("pivot_root -> READY", "jail", r"jail ready", "last"),
-    ("READY -> GO", "supervise", r"CTL_GO sent", "last"),
+    ("pivot_root -> workspace ready", "supervise", r"workspace ready", "last"),
+    ("workspace ready -> GO", "supervise", r"CTL_GO sent", "last"),
     ("GO -> target", "jail", r"target started", "last"),
     ("target -> reaped", "supervise", r"init reaped", "last"),
     ("reaped -> report", "supervise", r"\d+ notifications answered", "last"),
 ]
 OPTIONAL = {"reaped -> report"}  # no such line under --no-syscall-report
+# Beside the chain: the init finishes the jail (hostname, quotas) after
+# READY while the supervisor fills the workspace; it waits for GO after.
+BESIDE = [("beside: init pivot_root -> jail ready", r"pivot_root done", r"jail ready")]
 
 
 def parse_verbose(text):
@@ -190,17 +197,21 @@ def phase_times(steps):
     on the supervisor's clock (see the module comment)."""
     cg = [s["t_ms"] for s in steps if s["who"] == "supervise" and "cgroup" in s["step"]]
     offset = cg[0] if cg else 0.0
+    at = lambda who, line: [s["t_ms"] + (offset if who == "jail" else 0.0) for s in steps
+                            if s["who"] == who and re.match(line, s["step"])]
     out, missing, prev = {}, [], 0.0
     for name, who, line, which in PHASES:
-        hits = [s["t_ms"] + (offset if who == "jail" else 0.0) for s in steps
-                if s["who"] == who and re.match(line, s["step"])]
+        hits = at(who, line)
         if not hits:
             out[name] = None
             missing += [] if name in OPTIONAL else [name]
             continue
-        t = min(hits) if which == "first" else hits[-1]
+        t = max(prev, min(hits) if which == "first" else hits[-1])
         out[name] = round(t - prev, 4)
         prev = t
+    for name, a, b in BESIDE:
+        ta, tb = at("jail", a), at("jail", b)
+        out[name] = round(tb[-1] - ta[-1], 4) if ta and tb else None
     return out, prev, missing + ([] if cg else ["(no cgroup line: the clocks are not aligned)"])
 
 
@@ -215,7 +226,8 @@ def breakdown(sbx, runs):
     """Medians over RUNS of `sbx run -v -q -- /bin/true`'s phases, and of the time
     outside the log (exec, link and parse before sbx's clock starts, and the exit
     after the init is reaped), beyond a bare /bin/true started the same way."""
-    per, ends, walls, bare, missing, raw = {n: [] for n, *_ in PHASES}, [], [], [], set(), ""
+    names = [n for n, *_ in PHASES] + [n for n, *_ in BESIDE]
+    per, ends, walls, bare, missing, raw = {n: [] for n in names}, [], [], [], set(), ""
     for _ in range(runs):
         bare.append(wall_ms(["/bin/true"])[0])
         wall, err = wall_ms([sbx, "run", "-v", "-q", "--", "/bin/true"])
@@ -229,7 +241,7 @@ def breakdown(sbx, runs):
         walls.append(wall - end)
     med = lambda xs: round(statistics.median(xs), 4) if xs else None
     rows = [{"phase": n, "median_ms": med(per[n]), "min_ms": round(min(per[n]), 4) if per[n] else None}
-            for n, *_ in PHASES]
+            for n in names]
     outside = med(walls)
     rows.append({"phase": "outside the log, beyond a bare /bin/true", "median_ms":
                  round(outside - statistics.median(bare), 4), "min_ms": None})
