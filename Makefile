@@ -12,6 +12,7 @@
 #                   and the result record writer
 #   make bench      start-up, throughput and memory against bare and bwrap
 #                   (make bench-deps installs hyperfine, bubblewrap, strace, time)
+#   make bench-readme  README.md's performance table from bench/results.json
 #   make vmcheck    the cgroup tests and VM_SUITES on Debian 12's kernel with
 #                   cgroup v2 delegated, in a VM, as root and as sbxuser
 #                   (make vm-deps installs qemu, busybox-static and the kernel)
@@ -80,7 +81,7 @@ INTEG_SRC  := $(sort $(wildcard tests/integration/*.c))
 UNIT_BIN   := $(BUILD)/tests/unit_tests
 INTEG_BIN  := $(BUILD)/tests/integration_tests
 
-.PHONY: all check check-layers asan deps demo install uninstall fuzz bench bench-deps clean probes test test-unit test-integration vm-deps vmcheck vm-inside
+.PHONY: all check check-layers asan deps demo install uninstall fuzz bench bench-readme bench-deps clean probes test test-unit test-integration vm-deps vmcheck vm-inside
 
 all: sbx
 
@@ -171,6 +172,11 @@ fuzz:
 # Not part of check: timings belong here, never in tests.
 bench: sbx
 	sh bench/run.sh
+
+# The README's table is never edited by hand: this rewrites it between its
+# marker comments from the results file (bench/table.py).
+bench-readme:
+	python3 -B bench/bench.py --markdown bench/results.json --readme README.md
 
 bench-deps:
 	@sh tools/deps.sh $(BENCH_PKGS)

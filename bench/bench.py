@@ -3,15 +3,18 @@
 
 Runs every item of issue 8 on this machine, in this run: start-up latency
 (sbx, bare, unshare, bwrap), language start-up, throughput of many runs,
-output relay, supervisor memory, and a phase breakdown of one start-up;
-and of issue 18: the cost of reporting refused syscalls (the notification
-round trip, 1,000,000 refused calls with and without the report, peak RSS),
-and start-up against another sbx (SBX_BASE, e.g. a build of main).
-Prints a table and writes a JSON file.  A tool that is missing, or an sbx
+output relay, supervisor memory, and where the start-up time goes; of issue
+17: bwrap with sbx's own mount table (bwrap_same.py), the per-phase
+breakdown from `sbx run -v` (phases.py) and its floors (floors.py); and of
+issue 18: the cost of reporting refused syscalls (the notification round
+trip, 1,000,000 refused calls with and without the report, peak RSS), and
+start-up against another sbx (SBX_BASE, e.g. a build of main).  Prints a
+table (table.py) and writes a JSON file.  A tool that is missing, or an sbx
 that does not run yet, becomes a "skipped" item with a note: never silent.
 
 usage: bench.py --sbx PATH --helpers DIR --out FILE [--quick]
        bench.py --markdown FILE      (render a results file as a README table)
+       bench.py --markdown FILE --readme README.md   (put it between the markers)
 """
 
 import argparse
@@ -27,14 +30,16 @@ import sys
 import tempfile
 import time
 
+import bwrap_same
+import floors
+import phases
+import table
+
 BWRAP_ARGS = ["--unshare-all", "--die-with-parent", "--ro-bind", "/usr", "/usr",
               "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib",
               "--symlink", "usr/lib64", "/lib64", "--proc", "/proc", "--dev", "/dev",
               "--tmpfs", "/tmp"]
 GIB = 1 << 30
-# Only calls made a few times per run: every traced call is a ptrace stop, and
-# tracing prctl (sbx makes ~130 of them dropping capabilities) would add ~2 ms.
-STRACE_SET = "clone,clone3,fork,vfork,unshare,mount,umount2,pivot_root,seccomp,execve,exit_group"
 
 
 class Bench:
@@ -51,12 +56,16 @@ class Bench:
         self.bpf = os.path.join(self.helpers, "filter.bpf")
         if not os.path.exists(self.bpf):
             self.bpf = None
+        self.withfds = os.path.join(self.helpers, "withfds")
+        if not os.access(self.withfds, os.X_OK):
+            self.withfds = None
         self.base = os.path.abspath(args.base) if args.base else None
         self.res = {"meta": self.meta(), "skipped": [], "startup": {}, "language": {},
                     "throughput": {}, "relay": {}, "memory": {}, "meter": {}, "phases": {},
-                    "denials": {}, "ratios": {}, "floors": {}}
+                    "denials": {}, "ratios": {}, "floors": {}, "bwrap_same": None}
         self.sbx_ok, self.sbx_note = self.probe_sbx()
         self.res["kernel_floor"] = self.kernel_floor()
+        self.same = self.derive_bwrap_same()
 
     def kernel_floor(self):
         """clone()+waitpid() medians per namespace set, from the nsfloor helper."""
@@ -108,6 +117,8 @@ class Bench:
         return True, None
 
     def skip(self, item, note):
+        if {"item": item, "note": note} in self.res["skipped"]:
+            return  # asked again by a later step
         self.res["skipped"].append({"item": item, "note": note})
         print(f"  skipped {item}: {note}", file=sys.stderr)
 
@@ -193,12 +204,61 @@ class Bench:
 
     # ----- 1. start-up -------------------------------------------------
 
-    def bwrap_cmd(self, argv, seccomp):
-        base = [self.tools["bwrap"]] + BWRAP_ARGS
-        if not seccomp:
-            return base + argv
-        words = base + ["--seccomp", "9"] + argv
-        return " ".join(shlex.quote(w) for w in words) + " 9< " + shlex.quote(self.bpf)
+    def derive_bwrap_same(self):
+        """bwrap arguments with sbx's own mount table, or None (a skip)."""
+        if not self.need("bwrap_same", "bwrap", sbx=True) or not self.seccomp_ok("bwrap_same"):
+            return None
+        got = bwrap_same.derive(self.sbx, self.tools["bwrap"], self.withfds)
+        self.res["bwrap_same"] = got
+        if got.get("error"):
+            self.skip("bwrap_same", got["error"])
+            return None
+        return got
+
+    def seccomp_ok(self, item):
+        """bwrap with a filter needs the filter and withfds to open it."""
+        why = ("no BPF filter (bpfgen could not be built)" if not self.bpf else
+               "withfds could not be built" if not self.withfds else None)
+        if why:
+            self.skip(item, why)
+        return not why
+
+    def bwraps(self, argv):
+        """{name: argv} of the bwraps to compare with, running ARGV; the ones with
+        a filter are started by withfds, and "withfds" is that helper alone."""
+        bw = self.tools["bwrap"]
+        cmds = {"bwrap": [bw] + BWRAP_ARGS + argv}
+        if not self.seccomp_ok("bwrap_seccomp"):
+            return cmds
+        cmds["bwrap_seccomp"] = bwrap_same.command(self.withfds, bw, BWRAP_ARGS, [], argv, self.bpf)
+        files = []
+        if self.same:
+            files = self.same["files"]
+            cmds["bwrap_same"] = bwrap_same.command(self.withfds, bw, self.same["args"], files,
+                                                    argv, self.bpf)
+            cmds["bwrap_same_robind"] = bwrap_same.command(self.withfds, bw, self.same["args_robind"],
+                                                           [], argv, self.bpf)
+        # the helper alone, with bwrap_same's fds: /bin/true ignores the arguments
+        cmds["withfds"] = bwrap_same.command(self.withfds, "/bin/true", [], files, [], self.bpf)
+        return cmds
+
+    @staticmethod
+    def launcher_correction(rows, keys):
+        """Take withfds's own cost (its row minus bare's) off the rows it started:
+        every time of the distribution (KEYS) and, when there, the CPU."""
+        wf, bare = rows.get("withfds"), rows.get("bare")
+        if not wf or not bare:
+            return
+        keys = [k for k in keys if k in wf and k in bare]
+        for name in ("bwrap_seccomp", "bwrap_same", "bwrap_same_robind"):
+            st = rows.get(name)
+            if not st:
+                continue
+            st["withfds_correction"] = {k: round(wf[k] - bare[k], 4) for k in keys if k in st}
+            for k in st["withfds_correction"]:
+                st[k] = round(st[k] - (wf[k] - bare[k]), 4)
+            st["note"] = ("started by withfds, which opens the filter's (and --file's) fds; "
+                          "withfds's own cost (its row minus bare's) is taken off")
 
     def startup(self):
         print("1. start-up latency", file=sys.stderr)
@@ -206,11 +266,7 @@ class Bench:
         if self.need("startup.unshare", "unshare"):
             items.append(("unshare", [self.tools["unshare"], "-Urmpfiun", "--mount-proc", "/bin/true"], False))
         if self.need("startup.bwrap", "bwrap"):
-            items.append(("bwrap", self.bwrap_cmd(["/bin/true"], False), False))
-            if self.bpf:
-                items.append(("bwrap_seccomp", self.bwrap_cmd(["/bin/true"], True), True))
-            else:
-                self.skip("startup.bwrap_seccomp", "no BPF filter (bpfgen could not be built)")
+            items += [(k, c, False) for k, c in self.bwraps(["/bin/true"]).items()]
         if self.need("startup.sbx", sbx=True):
             items += [("sbx_version", [self.sbx, "--version"], False),
                       ("sbx", [self.sbx, "run", "-q", "--", "/bin/true"], False),
@@ -222,10 +278,30 @@ class Bench:
             else:
                 self.skip("startup.sbx_base", "no SBX_BASE given (a build of main to compare with)")
         rows = self.interleaved(items, self.runs(200), self.runs(20) if self.quick else 5)
-        if rows.get("bwrap_seccomp"):
-            rows["bwrap_seccomp"]["note"] = ("run through sh to open the filter fd; hyperfine "
-                                             "subtracts the measured shell start-up")
+        self.tree_cpu(rows, items)
+        self.launcher_correction(rows, ("median", "mean", "min", "p10", "p90", "max",
+                                        "cpu_user_ms", "cpu_sys_ms", "tree_cpu_user_ms",
+                                        "tree_cpu_sys_ms", "tree_cpu_ms"))
         self.res["startup"] = rows
+
+    def tree_cpu(self, rows, items):
+        """CPU per run of each command's whole process tree (bench/treecpu.c):
+        hyperfine's user+system misses descendants nobody waited for (bwrap's)."""
+        helper = os.path.join(self.helpers, "treecpu")
+        if not os.access(helper, os.X_OK):
+            self.skip("startup.tree_cpu", "treecpu helper could not be built; cpu is hyperfine's")
+            return
+        n = 20 if self.quick else 100
+        for key, cmd, _ in items:
+            if not rows.get(key):
+                continue
+            p = subprocess.run([helper, str(n)] + cmd, capture_output=True, text=True)
+            r = json.loads(p.stdout) if p.returncode == 0 and p.stdout.strip() else None
+            if not r or r["failed"]:
+                self.skip(f"startup.{key}.tree_cpu", f"treecpu: {p.stderr.strip()[-200:] or r}")
+                continue
+            rows[key].update(tree_cpu_user_ms=r["cpu_user_ms"], tree_cpu_sys_ms=r["cpu_sys_ms"],
+                             tree_cpu_ms=r["cpu_ms"], tree_cpu_runs=n)
 
     # ----- 2. language start-up ------------------------------------------
 
@@ -247,27 +323,35 @@ class Bench:
             return
         cmds = {"bare": "/bin/true"}
         if self.tools["bwrap"]:
-            cmds["bwrap"] = " ".join(shlex.quote(a) for a in self.bwrap_cmd(["/bin/true"], False))
-            if self.bpf:
-                cmds["bwrap_seccomp"] = "sh -c " + shlex.quote("exec " + self.bwrap_cmd(["/bin/true"], True))
+            cmds.update((k, " ".join(shlex.quote(a) for a in c))
+                        for k, c in self.bwraps(["/bin/true"]).items() if k != "bwrap_same_robind")
         else:
             self.skip("throughput.bwrap", "bwrap is not installed")
         if self.need("throughput.sbx", sbx=True):
             cmds["sbx"] = shlex.quote(self.sbx) + " run -q -- /bin/true"
-        for par in (2, 8):
+        for par in ((8,) if self.quick else (2, 8)):
             for name, cmd in cmds.items():
                 self.throughput_one(f"p{par}", name, cmd, par)
+            rows = self.res["throughput"].get(f"p{par}", {})
+            self.launcher_correction(rows, ("median",))
+            for st in rows.values():
+                if st and "withfds_correction" in st:
+                    st["runs_per_s_uncorrected"] = st["runs_per_s"]
+                    st["runs_per_s"] = round(st["jobs"] / (st["median"] / 1e3), 1)
 
     def throughput_one(self, key, name, cmd, par):
-        total = 200
+        total = 40 if self.quick else 200
         line = f"seq {total} | xargs -P {par} -I{{}} {cmd}"
-        st = self.hyperfine(f"throughput.{key}.{name}", line, self.runs(10) if not self.quick else 2,
-                            1, shell=True)
+        label = f"throughput.{key}.{name}"
+        # one run of the command checks it works; the pipeline is not run twice
+        # 5 runs: the step is a full run's longest (6 commands x 2 x 200 runs)
+        st = self.check_runs(label, cmd, True) and self.hyperfine(
+            label, line, 5 if not self.quick else 2, 1 if not self.quick else 0, shell=True,
+            setup_check=False)
+        st = st or None
         if st:
             st["runs_per_s"] = round(total / (st["median"] / 1e3), 1)
             st["parallel"], st["jobs"] = par, total
-            if name == "bwrap_seccomp":
-                st["note"] = "each run goes through `sh -c exec` to open the filter fd"
         self.res["throughput"].setdefault(key, {})[name] = st
 
     # ----- 4. output relay -----------------------------------------------
@@ -276,12 +360,12 @@ class Bench:
         print("4. output relay (1 GiB, pinned to CPU 0)", file=sys.stderr)
         if not self.need("relay", "taskset"):
             return
-        n = self.runs(10) if not self.quick else 2
+        n, w = (1, 0) if self.quick else (10, 1)
         rows = self.res["relay"]
         bare = [self.tools["taskset"], "-c", "0", "sh", "-c", "head -c 1G /dev/zero | cat"]
-        rows["bare_pipe"] = self.mbps(self.hyperfine("relay.bare_pipe", bare, n, 1))
+        rows["bare_pipe"] = self.mbps(self.hyperfine("relay.bare_pipe", bare, n, w))
         if self.need("relay.sbx", sbx=True) and self.relay_valid():
-            rows["sbx"] = self.mbps(self.hyperfine("relay.sbx", self.relay_cmd(), n, 1,
+            rows["sbx"] = self.mbps(self.hyperfine("relay.sbx", self.relay_cmd(), n, w,
                                                    setup_check=False))
 
     def relay_cmd(self, result=None):
@@ -327,11 +411,11 @@ class Bench:
         rows = self.res["memory"]
         rows["bare_true"] = self.peak(peak, ["/bin/true"])
         if self.tools["bwrap"]:
-            rows["bwrap"] = self.peak(peak, self.bwrap_cmd(["/bin/true"], False))
+            rows["bwrap"] = self.peak(peak, [self.tools["bwrap"]] + BWRAP_ARGS + ["/bin/true"])
         if self.need("memory.sbx", sbx=True):
             rows["sbx_true"] = self.peak(peak, [self.sbx, "run", "-q", "--", "/bin/true"])
             if self.tools["taskset"]:
-                rows["sbx_relay_1g"] = self.peak(peak, self.relay_cmd(), runs=3)
+                rows["sbx_relay_1g"] = self.peak(peak, self.relay_cmd(), runs=1 if self.quick else 3)
             if self.tools["time"]:
                 rows["sbx_true_time_v"] = self.time_v([self.sbx, "run", "-q", "--", "/bin/true"])
         if self.tools["time"]:
@@ -369,100 +453,10 @@ class Bench:
         if not self.need("phases", sbx=True):
             return
         ph = self.res["phases"]
-        ph["verbose_log"] = self.verbose_log()
+        ph["breakdown"] = phases.breakdown(self.sbx, 6 if self.quick else 30)
         if self.need("phases.strace", "strace"):
-            ph["strace_timeline"] = self.strace_timeline()
-            ph["strace_summary"] = self.strace_summary()
-
-    def verbose_log(self):
-        """`sbx run -v` of the best of 5 runs: raw lines and the steps sorted by time."""
-        best = None
-        for _ in range(5):
-            proc = subprocess.run([self.sbx, "run", "-v", "-q", "--", "/bin/true"],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-            steps = parse_verbose(proc.stderr)
-            if best is None or (steps and steps[-1]["t_ms"] < best[1][-1]["t_ms"]):
-                best = (proc.stderr, steps)
-        return {"raw": best[0].strip().splitlines()[:80], "steps": best[1]}
-
-    def strace_timeline(self):
-        """Best of 5 traced runs (least perturbed) as landmark times in ms."""
-        best = None
-        for _ in range(5):
-            out = os.path.join(self.tmp, "strace.txt")
-            subprocess.run([self.tools["strace"], "-f", "-ttt", "-T", "--seccomp-bpf", "-o", out,
-                            "-e", "trace=" + STRACE_SET, self.sbx, "run", "-q", "--", "/bin/true"],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            tl = timeline(parse_strace(out))
-            if tl and (best is None or tl["total_ms"] < best["total_ms"]):
-                best = tl
-        return best
-
-    def strace_summary(self):
-        out = os.path.join(self.tmp, "strace-c.txt")
-        subprocess.run([self.tools["strace"], "-f", "-c", "-w", "-o", out, self.sbx, "run", "-q", "--",
-                        "/bin/true"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        rows = []
-        with open(out) as f:
-            for line in f:
-                p = line.split()
-                if len(p) >= 5 and re.match(r"^\d+\.\d+$", p[0]) and p[-1] != "total":
-                    rows.append({"syscall": p[-1], "pct_time": float(p[0]), "seconds": float(p[1]),
-                                 "calls": int(p[3])})
-        waits = {"epoll_wait", "epoll_pwait", "poll", "ppoll", "wait4", "waitid", "read", "recvmsg",
-                 "recvfrom", "select", "pselect6"}
-        for r in rows:
-            r["may_block"] = r["syscall"] in waits
-        return sorted(rows, key=lambda r: -r["seconds"])[:12]
-
-    # ----- ratios and floors ----------------------------------------------
-
-    def derive(self):
-        s, t, r, m = (self.res[k] for k in ("startup", "throughput", "relay", "memory"))
-        med = lambda row: row["median"] if row else None
-        ratio = lambda a, b: round(a / b, 3) if a and b else None
-        sbx = med(s.get("sbx"))
-        self.res["ratios"] = {
-            "startup_sbx_over_bwrap_seccomp": ratio(sbx, med(s.get("bwrap_seccomp"))),
-            "startup_sbx_over_bwrap": ratio(sbx, med(s.get("bwrap"))),
-            "startup_sbx_over_bare": ratio(sbx, med(s.get("bare"))),
-            "startup_sbx_net_host_over_sbx": ratio(med(s.get("sbx_net_host")), sbx),
-            "language_sbx_over_bare": ratio(med(self.res["language"].get("sbx_py")),
-                                            med(self.res["language"].get("bare_python3"))),
-            "relay_sbx_over_bare": ratio((r.get("sbx") or {}).get("MB_per_s"),
-                                         (r.get("bare_pipe") or {}).get("MB_per_s")),
-            "refusals_report_over_no_report": ratio(med(self.res["denials"].get("sbx_report")),
-                                                    med(self.res["denials"].get("sbx_no_report"))),
-        }
-        # the bound of any design that sees every refused call: the round
-        # trip's CPU alone against the kernel's answer, with no waiting at all
-        rt = self.res["denials"].get("round_trip") or {}
-        k, n = rt.get("in_kernel_cpu_ns"), rt.get("notify_sync_wake_cpu_ns")
-        self.res["ratios"]["refusal_round_trip_cpu_over_in_kernel"] = (
-            round((k + n) / k, 3) if isinstance(k, (int, float)) and k > 0 and n and n > 0 else None)
-        for key, rows in t.items():
-            self.res["ratios"][f"throughput_{key}_sbx_over_bwrap"] = ratio(
-                (rows.get("sbx") or {}).get("runs_per_s"), (rows.get("bwrap_seccomp") or {}).get("runs_per_s"))
-        self.floors(sbx, med(s.get("bwrap_seccomp")), m)
-
-    def floors(self, sbx, bw, m):
-        rel = self.res["ratios"]["relay_sbx_over_bare"]
-        rss = [(m.get(k) or {}).get("self_peak_kib") for k in ("sbx_true", "sbx_relay_1g")]
-        rss = [x for x in rss if x]
-        verdict = lambda ok: None if ok is None else ("met" if ok else "missed")
-        base = (self.res["startup"].get("sbx_base") or {}).get("median")
-        hammer = self.res["ratios"]["refusals_report_over_no_report"]
-        refusing, usual = ((m.get(k) or {}).get("self_peak_kib") for k in ("sbx_refusing_1m", "sbx_true"))
-        self.res["floors"] = {
-            "startup_at_or_below_bwrap": verdict(sbx <= bw if sbx and bw else None),
-            "startup_goal_0.6x_bwrap": verdict(sbx <= 0.6 * bw if sbx and bw else None),
-            "relay_at_least_80pct_of_bare": verdict(rel >= 0.8 if rel else None),
-            "supervisor_peak_rss_under_4MiB": verdict(max(rss) < 4096 if rss else None),
-            "startup_within_0.1ms_of_base": verdict(sbx - base <= 0.1 if sbx and base else None),
-            "refusals_1m_within_5x_of_no_report": verdict(hammer <= 5 if hammer else None),
-            "refusing_peak_rss_within_1MiB_of_usual": verdict(
-                refusing - usual <= 1024 if refusing and usual else None),
-        }
+            ph["strace_timeline"] = phases.strace_timeline(self.tools["strace"], self.sbx, self.tmp)
+            ph["strace_summary"] = phases.strace_summary(self.tools["strace"], self.sbx, self.tmp)
 
     # ----- 6. the tree meter's own CPU -----------------------------------
 
@@ -475,12 +469,12 @@ class Bench:
         for n in ((10, 1000) if not self.quick else (10, 200)):
             for churn in (False, True):
                 key = f"{n}_procs_{'churn' if churn else 'still'}"
-                self.res["meter"][key] = self.meter_once(n, churn)
+                self.res["meter"][key] = self.meter_once(n, churn, 1.0 if self.quick else 5.0)
 
     def meter_once(self, n, churn, hold_s=5.0):
         script = (f"i=0; while [ $i -lt {n} ]; do sleep 60 & i=$((i+1)); done; "
                   + ("while :; do /bin/true; done & " if churn else "")
-                  + f"echo ready; sleep {hold_s + 2}")
+                  + f"echo ready; sleep {hold_s + 60}")
         cmd = [self.sbx, "run", "-q", "--pids", str(n + 64), "--cpu", "600s",
                "--memory", "16G", "--time", "120s", "--", "/bin/sh", "-c", script]
         tick = os.sysconf("SC_CLK_TCK")
@@ -498,6 +492,7 @@ class Bench:
             time.sleep(hold_s)
             c1, t1 = own_cpu(p.pid), time.monotonic()
         finally:
+            p.terminate()  # sbx ends the jail (CTL_TERM, then SIGKILL after the grace)
             p.wait(timeout=120)
         return {"processes": n, "churn": churn, "supervisor_cpu_pct": round(100 * (c1 - c0) / (t1 - t0), 2),
                 "seconds": round(t1 - t0, 2)}
@@ -518,7 +513,7 @@ class Bench:
         if not os.access(loop, os.X_OK) or not self.need("denials.sbx", sbx=True):
             self.skip("denials.sbx", "keyloop helper could not be built") if self.sbx_ok else None
             return
-        n = 100000 if self.quick else 1000000
+        n = 50000 if self.quick else 1000000
         cmd = lambda *opt: [self.sbx, "run", "-q", "--time", "1800s", "--cpu", "1800s", *opt,
                             "-b", f"{self.helpers}:/h", "--", "/h/keyloop", str(n)]
         times = {"report": [], "no_report": []}
@@ -539,238 +534,18 @@ class Bench:
             self.res["memory"]["sbx_refusing_1m"] = self.peak(peak, cmd(), runs=1 if self.quick else 2)
 
     def run_all(self):
-        for step in (self.startup, self.language, self.throughput, self.relay, self.memory,
-                     self.meter, self.phases, self.denials):
+        self.run_steps([self.startup, self.language, self.throughput, self.relay, self.memory,
+                        self.meter, self.phases, self.denials])
+
+    def run_steps(self, steps):
+        took = self.res["meta"]["seconds"] = {}
+        for step in steps:
+            t0 = time.monotonic()
             step()
-        self.derive()
+            took[step.__name__] = round(time.monotonic() - t0, 1)
+        floors.derive(self.res)
         self.res["meta"]["loadavg_end"] = os.getloadavg()[0]
-        return self.res
-
-
-# ----- strace parsing ------------------------------------------------------
-
-LINE = re.compile(r"^(\d+)\s+(\d+\.\d+)\s+(.*)$")
-
-
-def parse_strace(path):
-    """[(pid, t, name, args, ret)] from `strace -f -ttt -T -o`, merging resumed calls."""
-    events, pending = [], {}
-    try:
-        with open(path) as f:
-            lines = f.read().splitlines()
-    except OSError:
-        return events
-    for line in lines:
-        m = LINE.match(line)
-        if not m:
-            continue
-        pid, t, rest = int(m.group(1)), float(m.group(2)), m.group(3)
-        if rest.startswith("<..."):
-            ev = pending.pop(pid, None)
-            if ev:
-                ev[4] = rest.rsplit("=", 1)[-1].strip() if "=" in rest else ""
-                ev[5] = syscall_ms(rest)
-            continue
-        mm = re.match(r"^(\w+)\((.*)$", rest)
-        if not mm:
-            continue
-        ev = [pid, t, mm.group(1), mm.group(2), "", syscall_ms(rest)]
-        if rest.endswith("<unfinished ...>"):
-            pending[pid] = ev
-        elif "=" in rest:
-            ev[4] = rest.rsplit(") =", 1)[-1].strip()
-        events.append(ev)
-    return events
-
-
-VERBOSE = re.compile(r"sbx: (supervise )?\+(\d+(?:\.\d+)?)ms (.*?)(?=sbx: |\n|$)")
-
-
-def parse_verbose(text):
-    """Steps of `sbx run -v` as [{t_ms, who, step, delta_ms}], sorted by time.
-    Lines from the supervisor and the jail's init may interleave mid-line."""
-    steps = [{"t_ms": float(m.group(2)), "who": "supervise" if m.group(1) else "spawn/init",
-              "step": m.group(3).strip()} for m in VERBOSE.finditer(text)]
-    orphans = [ln.strip() for ln in text.splitlines() if ln.strip() and "sbx: " not in ln]
-    for st in steps:
-        if not st["step"] and orphans:
-            st["step"] = orphans.pop(0)
-    steps.sort(key=lambda x: x["t_ms"])
-    prev = 0.0
-    for st in steps:
-        st["delta_ms"] = round(st["t_ms"] - prev, 3)
-        prev = st["t_ms"]
-    return steps
-
-
-def syscall_ms(rest):
-    """The time strace -T says the call took, in ms (None when not shown)."""
-    m = re.search(r"<(\d+\.\d+)>$", rest)
-    return round(float(m.group(1)) * 1e3, 3) if m else None
-
-
-def timeline(events):
-    """Landmarks of one start-up and the phases between them, in ms from sbx's exec."""
-    if not events:
-        return None
-    t0, sup = events[0][1], events[0][0]
-    marks = []
-
-    def mark(name, pred, after=0.0):
-        for ev in events:
-            if ev[1] >= after and pred(ev):
-                marks.append((name, ev[1]))
-                return ev[1]
-        return after
-
-    ns_clone = lambda e: e[0] == sup and e[2] in ("clone", "clone3", "unshare") and "CLONE_NEW" in e[3]
-    t = mark("jail clone", ns_clone)
-    t = mark("first mount in jail", lambda e: e[2] == "mount" and e[0] != sup, t)
-    t = mark("pivot_root", lambda e: e[2] == "pivot_root", t)
-    mounts = [e for e in events if e[2] in ("mount", "umount2") and e[0] != sup]
-    if mounts:
-        marks.append(("last mount/umount", mounts[-1][1]))
-    t = mark("target fork (waits for GO)", lambda e: e[0] != sup and e[2] in ("clone", "clone3", "fork", "vfork")
-             and "CLONE_NEW" not in e[3], t)
-    t = mark("seccomp filter load", lambda e: (e[2] == "seccomp" and "SET_MODE_FILTER" in e[3])
-             or (e[2] == "prctl" and "PR_SET_SECCOMP" in e[3]), t)
-    target = [e for e in events if e[2] in ("execve", "execveat") and e[0] != sup]
-    if target:
-        marks.append(("target execve", target[-1][1]))
-        tp = target[-1][0]
-        ex = [e for e in events if e[0] == tp and e[2] == "exit_group"]
-        if ex:
-            marks.append(("target exit_group", ex[-1][1]))
-    end = [e for e in events if e[0] == sup]
-    marks.append(("sbx exits", end[-1][1]))
-    marks.sort(key=lambda x: x[1])
-    out, prev = [], ("sbx execve", t0)
-    for name, tm in marks:
-        out.append({"from": prev[0], "to": name, "ms": round((tm - prev[1]) * 1e3, 3)})
-        prev = (name, tm)
-    mounts_n = len([e for e in events if e[2] == "mount"])
-    clones = [e for e in events if ns_clone(e)]
-    return {"total_ms": round((events[-1][1] - t0) * 1e3, 3), "mount_calls": mounts_n,
-            "jail_clone_syscall_ms": clones[0][5] if clones else None,
-            "mount_syscalls_ms": round(sum(e[5] or 0 for e in events if e[2] == "mount"), 3),
-            "phases": out, "note": "strace --seccomp-bpf stops only on the traced syscalls; each stop "
-            "adds tens of microseconds, so read proportions, not absolute times"}
-
-
-# ----- output ----------------------------------------------------------------
-
-def fmt(v, unit=""):
-    return "-" if v is None else f"{v:.2f}{unit}" if isinstance(v, float) else f"{v}{unit}"
-
-
-def table_rows(res):
-    """(section, item, value, spread) rows shared by the text and markdown tables."""
-    rows = []
-    lat = lambda row: (fmt(row["median"], " ms"), f"sd {row['stddev']:.2f}, min {row['min']:.2f}, "
-                       f"p90 {row['p90']:.2f}, cpu {row.get('cpu_user_ms', 0) + row.get('cpu_sys_ms', 0):.2f}")
-    names = {"bare": "bare /bin/true", "unshare": "unshare -Urmpfiun --mount-proc",
-             "bwrap": "bwrap (namespaces+mounts)", "bwrap_seccomp": "bwrap + seccomp filter",
-             "sbx_version": "sbx --version (exec+link)", "sbx": "sbx run -q -- /bin/true",
-             "sbx_no_report": "sbx run -q --no-syscall-report", "sbx_base": "SBX_BASE run -q (main)",
-             "sbx_net_host": "sbx run -q --net host"}
-    for k, label in names.items():
-        if res["startup"].get(k):
-            rows.append(("start-up", label) + lat(res["startup"][k]))
-    for k, label in (("bare_python3", "python3 hello.py"), ("sbx_py", "sbx run -q --lang py hello.py")):
-        if res["language"].get(k):
-            rows.append(("language", label) + lat(res["language"][k]))
-    for key, group in res["throughput"].items():
-        for name, st in group.items():
-            if st:
-                rows.append(("throughput", f"200 runs, {st['parallel']} parallel: {name}",
-                             f"{st['runs_per_s']:.0f} runs/s", f"{st['median']:.0f} ms total"))
-    for k, st in res["relay"].items():
-        if st:
-            rows.append(("relay 1 GiB", "bare pipe (pinned)" if k == "bare_pipe" else "sbx passthrough (pinned)",
-                         f"{st['MB_per_s']:.0f} MB/s", f"{st['median']:.0f} ms"))
-    for k, st in res["memory"].items():
-        if st and "self_peak_kib" in st:
-            rows.append(("peak RSS", k, f"{st['self_peak_kib'] / 1024:.2f} MiB",
-                         f"tree {st['tree_maxrss_kib'] / 1024:.2f} MiB"))
-        elif st and st.get("error"):
-            rows.append(("peak RSS", k, "error", st["error"]))
-        elif st and st.get("max_rss_kib"):
-            rows.append(("peak RSS", k, f"{st['max_rss_kib'] / 1024:.2f} MiB", "time -v (tree)"))
-    for k, st in res.get("meter", {}).items():
-        if st and "supervisor_cpu_pct" in st:
-            rows.append(("tree meter", f"{st['processes']} processes, {'churning' if st['churn'] else 'still'}",
-                         f"{st['supervisor_cpu_pct']:.2f} % CPU", f"sbx's own CPU over {st['seconds']} s"))
-        elif st:
-            rows.append(("tree meter", k, "error", st.get("error", "")))
-    rt = res.get("denials", {}).get("round_trip") or {}
-    for k, label in (("in_kernel", "refused call, answered in the kernel"),
-                     ("notify", "refused call, user notification round trip"),
-                     ("notify_sync_wake", "... with SYNC_WAKE_UP"),
-                     ("notify_sync_wake_short_slice", "... and a 0.1 ms slice (as sbx)")):
-        v, cpu = rt.get(f"{k}_ns"), rt.get(f"{k}_cpu_ns")
-        if isinstance(v, (int, float)):
-            note = f"notifyrt, {rt['calls']} calls" + (f"; CPU {cpu / 1e3:.2f} us/call" if cpu else "")
-            rows.append(("refusals", label, f"{v / 1e3:.2f} us" if v >= 0 else "refused", note))
-    for k, label in (("sbx_report", "sbx, N refused calls, reported"),
-                     ("sbx_no_report", "sbx, N refused calls, --no-syscall-report")):
-        st = res.get("denials", {}).get(k)
-        if st and "median" in st:
-            extra = f", +{st['extra_us_per_refusal']:.2f} us/call" if "extra_us_per_refusal" in st else ""
-            rows.append(("refusals", label.replace("N", f"{st['calls']:,}"), fmt(st["median"], " ms"),
-                         f"min {st['min']:.0f}, max {st['max']:.0f}{extra}"))
-        elif st:
-            rows.append(("refusals", k, "error", st.get("error", "")))
-    for k, v in res["ratios"].items():
-        if v is not None:
-            rows.append(("ratio", k, f"{v:.2f}x", ""))
-    for k, v in res["floors"].items():
-        rows.append(("floor", k, v or "not measured", ""))
-    return rows
-
-
-def print_table(res):
-    print(f"\nsbx benchmarks - {res['meta']['date']}, user {res['meta']['user']}, "
-          f"{res['meta']['cpus']} CPUs, kernel {res['meta']['kernel']}")
-    m = res["meta"]
-    if (m.get("loadavg_start") or 0) > 0.5 * (m["cpus"] or 1):
-        print(f"  NOTE: the machine was busy before the run (1-min load average {m['loadavg_start']:.1f} "
-              f"on {m['cpus']} CPUs): medians are noisy; compare min/p10 too")
-    for sec, item, val, spread in table_rows(res):
-        print(f"  {sec:<12} {item:<44} {val:>14}  {spread}")
-    kf = res.get("kernel_floor")
-    if kf:
-        print("\n  kernel floor, clone()+waitpid() medians: " + ", ".join(
-            f"{k} {v['median_ms']:.2f} ms" for k, v in kf.items() if isinstance(v, dict)))
-    tl = (res["phases"] or {}).get("strace_timeline")
-    if tl:
-        print(f"\n  start-up phases (strace, best of 5, {tl['total_ms']:.2f} ms traced):")
-        for p in tl["phases"]:
-            print(f"    {p['from']:>22} -> {p['to']:<22} {p['ms']:8.3f} ms")
-        print(f"    jail clone() itself {fmt(tl['jail_clone_syscall_ms'], ' ms')}; "
-              f"{tl['mount_calls']} mount() calls, {tl['mount_syscalls_ms']:.3f} ms inside them")
-    top = (res["phases"] or {}).get("strace_summary")
-    if top:
-        print("  strace -c -f, top syscalls by time: " + ", ".join(
-            f"{r['syscall']}{'(wait)' if r['may_block'] else ''} {r['seconds'] * 1e3:.2f} ms/{r['calls']}"
-            for r in top[:10]))
-    vl = (res["phases"] or {}).get("verbose_log")
-    if vl and vl["steps"]:
-        print("\n  sbx run -v steps (best of 5; ms since sbx's clock start, +delta since the previous step):")
-        for st in vl["steps"][:30]:
-            print(f"    {st['t_ms']:8.3f} ms  +{st['delta_ms']:6.3f}  {st['who']:<10} {st['step']}")
-    elif vl:
-        print("\n  sbx run -v printed no timed steps; raw: " + " | ".join(vl["raw"][:10]))
-    for s in res["skipped"]:
-        print(f"  SKIPPED {s['item']}: {s['note']}")
-
-
-def markdown(res):
-    m = res["meta"]
-    out = [f"Measured {m['date'][:10]} as `{m['user']}` on {m['cpus']} vCPUs, kernel {m['kernel']}, "
-           f"with `make bench`:", "", "| what | item | median | spread |", "|---|---|---|---|"]
-    out += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in table_rows(res)]
-    out += [f"| skipped | {s['item']} | {s['note']} | |" for s in res["skipped"]]
-    return "\n".join(out)
+        took["total"] = round(sum(took.values()), 1)
 
 
 def main():
@@ -781,11 +556,16 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--base", default=os.environ.get("SBX_BASE"),
                     help="another sbx to compare start-up with (a build of main)")
-    ap.add_argument("--markdown")
+    ap.add_argument("--markdown", help="render this results file as a README table")
+    ap.add_argument("--readme", help="with --markdown: write the table into this file's markers")
     args = ap.parse_args()
     if args.markdown:
         with open(args.markdown) as f:
-            print(markdown(json.load(f)))
+            res = json.load(f)
+        if args.readme:
+            table.update_readme(args.readme, res)
+        else:
+            print(table.markdown(res))
         return 0
     if not shutil.which("hyperfine"):
         print("bench: hyperfine is not installed (Debian package `hyperfine`); "
@@ -793,15 +573,13 @@ def main():
     b = Bench(args)
     if not b.tools["hyperfine"]:
         b.skip("startup/language/throughput/relay", "hyperfine is not installed")
-        for step in (b.memory, b.meter, b.phases, b.denials):
-            step()
-        b.derive()
+        b.run_steps([b.memory, b.meter, b.phases, b.denials])
     else:
         b.run_all()
     with open(args.out + ".tmp", "w") as f:
         json.dump(b.res, f, indent=1)
     os.replace(args.out + ".tmp", args.out)
-    print_table(b.res)
+    table.print_table(b.res)
     print(f"\nwrote {args.out}")
     shutil.rmtree(b.tmp, ignore_errors=True)
     return 0

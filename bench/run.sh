@@ -1,16 +1,16 @@
 #!/bin/sh
 # bench/run.sh - what `make bench` runs: sbx against bare exec, unshare and
-# bwrap on this machine, in this run (issue 8).  Builds two small helpers
-# (a seccomp BPF generator for `bwrap --seccomp`, and a peak-RSS probe) into
-# a temporary directory, then hands over to bench/bench.py, which prints a
-# table and writes bench/results.json.
+# bwrap on this machine, in this run (issues 8, 17, 18).  Builds small helpers
+# (a seccomp BPF generator for `bwrap --seccomp`, withfds to open bwrap's
+# descriptors, a peak-RSS probe, ...) into a temporary directory, then hands
+# over to bench/bench.py, which prints a table and writes bench/results.json.
 #
 # Run it as an unprivileged user for numbers comparable with the reference
 # figures (as root it works too; the record says who ran it).
 #
 #   SBX=./sbx           the binary to measure
 #   BENCH_OUT=FILE      where the JSON goes (default bench/results.json)
-#   BENCH_QUICK=1       about a tenth of the runs: a smoke test, not numbers
+#   BENCH_QUICK=1       far fewer runs (about half a minute): a smoke test, not numbers
 #   SBX_BASE=PATH       another sbx (a build of main) for the start-up comparison
 #
 # Nothing is installed here: a missing tool is reported as a skipped item.
@@ -56,9 +56,20 @@ if ! "$cc" $cflags -static -o "$helpers/keyloop" "$here/../tests/probes/priv_key
 	echo "bench: could not build keyloop (static); the refused-calls items are skipped" >&2
 	cat "$helpers/keyloop.log" >&2
 fi
+# opens bwrap's --seccomp and --file descriptors without a shell (issue 17)
+if ! "$cc" $cflags -static -o "$helpers/withfds" "$here/withfds.c" 2>"$helpers/withfds.log" &&
+   ! "$cc" $cflags -o "$helpers/withfds" "$here/withfds.c" 2>>"$helpers/withfds.log"; then
+	echo "bench: could not build withfds; bwrap with a seccomp filter is skipped" >&2
+	cat "$helpers/withfds.log" >&2
+fi
+# the CPU of a command's whole tree: hyperfine misses what bwrap never reaps
+if ! "$cc" $cflags -o "$helpers/treecpu" "$here/treecpu.c" 2>"$helpers/treecpu.log"; then
+	echo "bench: could not build treecpu; CPU per run falls back to hyperfine's" >&2
+	cat "$helpers/treecpu.log" >&2
+fi
 chmod 755 "$helpers"
 if "$cc" $cflags -o "$helpers/nsfloor" "$here/nsfloor.c" 2>/dev/null; then
 	"$helpers/nsfloor" 200 >"$helpers/nsfloor.json" 2>/dev/null || rm -f "$helpers/nsfloor.json"
 fi
 
-python3 "$here/bench.py" --sbx "$sbx" --helpers "$helpers" --out "$out" $quick
+python3 -B "$here/bench.py" --sbx "$sbx" --helpers "$helpers" --out "$out" $quick

@@ -1,0 +1,134 @@
+"""floors.py - the ratios and the floors `make bench` judges (issues 8, 17, 18).
+
+derive(res) fills res["ratios"] and res["floors"] from the measurements of
+one run.  Every floor is always present, as
+{"verdict": "met" | "missed" | "not measured", "measured", "bound", "note"}
+(and "alongside": true for the bwrap_seccomp rows, which are not judged):
+a floor whose inputs are missing says so and why, never disappears.
+
+The floors of issue 17 are judged against `bwrap_same` (bwrap with sbx's own
+mount table and a seccomp filter, bench/bwrap_same.py); the same floor
+against `bwrap_seccomp` (the smaller mount table) is reported alongside.
+"""
+
+MIB = 1024  # KiB
+
+
+def ratio(a, b):
+    return round(a / b, 3) if a and b else None
+
+
+def cpu(row):
+    """User+system CPU per run in ms of the whole process tree (treecpu), else
+    hyperfine's (children it waited for), or None."""
+    if row and "tree_cpu_ms" in row:
+        return row["tree_cpu_ms"]
+    if not row or "cpu_user_ms" not in row:
+        return None
+    return round(row["cpu_user_ms"] + row["cpu_sys_ms"], 4)
+
+
+def ratios(res):
+    s, t, r, d = (res[k] for k in ("startup", "throughput", "relay", "denials"))
+    med = lambda row: row["median"] if row else None
+    sbx = med(s.get("sbx"))
+    out = {
+        "startup_sbx_over_bwrap_same": ratio(sbx, med(s.get("bwrap_same"))),
+        "startup_sbx_over_bwrap_seccomp": ratio(sbx, med(s.get("bwrap_seccomp"))),
+        "startup_sbx_over_bwrap": ratio(sbx, med(s.get("bwrap"))),
+        "startup_sbx_over_bare": ratio(sbx, med(s.get("bare"))),
+        "startup_sbx_net_host_over_sbx": ratio(med(s.get("sbx_net_host")), sbx),
+        "cpu_sbx_over_bwrap_same": ratio(cpu(s.get("sbx")), cpu(s.get("bwrap_same"))),
+        "cpu_sbx_over_bwrap_seccomp": ratio(cpu(s.get("sbx")), cpu(s.get("bwrap_seccomp"))),
+        "language_sbx_over_bare": ratio(med(res["language"].get("sbx_py")),
+                                        med(res["language"].get("bare_python3"))),
+        "relay_sbx_over_bare": ratio((r.get("sbx") or {}).get("MB_per_s"),
+                                     (r.get("bare_pipe") or {}).get("MB_per_s")),
+        "refusals_report_over_no_report": ratio(med(d.get("sbx_report")), med(d.get("sbx_no_report"))),
+    }
+    # the bound of any design that sees every refused call: the round
+    # trip's CPU alone against the kernel's answer, with no waiting at all
+    rt = d.get("round_trip") or {}
+    k, n = rt.get("in_kernel_cpu_ns"), rt.get("notify_sync_wake_cpu_ns")
+    out["refusal_round_trip_cpu_over_in_kernel"] = (
+        round((k + n) / k, 3) if isinstance(k, (int, float)) and k > 0 and n and n > 0 else None)
+    for key, rows in t.items():
+        for other in ("bwrap_same", "bwrap_seccomp"):
+            out[f"throughput_{key}_sbx_over_{other}"] = ratio(
+                (rows.get("sbx") or {}).get("runs_per_s"), (rows.get(other) or {}).get("runs_per_s"))
+    return out
+
+
+def floor(ok, measured, bound, missing=None):
+    """One floor's entry; OK None means an input is missing (MISSING says which)."""
+    verdict = "not measured" if ok is None else "met" if ok else "missed"
+    return {"verdict": verdict, "measured": measured if ok is not None else None,
+            "bound": bound, "note": missing if ok is None else None}
+
+
+def versus(name, a, b, limit, cmp, unit, what):
+    """A floor comparing A with LIMIT x B (cmp "le" or "ge")."""
+    bound = f"{'<=' if cmp == 'le' else '>='} {limit:g}x {name}"
+    if not a or not b:
+        return floor(None, None, bound, f"no {what} for {'sbx' if not a else name}")
+    x = a / b
+    return floor(x <= limit if cmp == "le" else x >= limit,
+                 f"{a:.2f} / {b:.2f} {unit} = {x:.2f}x", bound)
+
+
+def floors(res):
+    s, m, d = res["startup"], res["memory"], res["denials"]
+    med = lambda k: (s.get(k) or {}).get("median")
+    p8 = res["throughput"].get("p8", {})
+    rps = lambda k: (p8.get(k) or {}).get("runs_per_s")
+    jobs = (p8.get("sbx") or {}).get("jobs", 200)
+    out = {}
+    for other in ("bwrap_same", "bwrap_seccomp"):
+        group = {f"startup_median_at_most_0.85x_{other}": versus(
+            other, med("sbx"), med(other), 0.85, "le", "ms", "start-up median")}
+        if other == "bwrap_same":
+            group["startup_aim_0.6x_bwrap_same"] = versus(
+                other, med("sbx"), med(other), 0.6, "le", "ms", "start-up median")
+        group[f"cpu_per_run_at_most_{other}"] = versus(
+            other, cpu(s.get("sbx")), cpu(s.get(other)), 1.0, "le", "ms CPU", "CPU per run")
+        group[f"throughput_p8_at_least_1.3x_{other}"] = versus(
+            other, rps("sbx"), rps(other), 1.3, "ge", f"runs/s ({jobs} runs)", "8-parallel throughput")
+        for v in group.values():
+            v["alongside"] = other != "bwrap_same"  # reported, not judged
+        out.update(group)
+    rss = [(m.get(k) or {}).get("self_peak_kib") for k in ("sbx_true", "sbx_relay_1g")]
+    rss = [x for x in rss if x]
+    out["supervisor_peak_rss_under_2MiB"] = floor(
+        max(rss) < 2 * MIB if rss else None, f"{max(rss) / MIB:.2f} MiB" if rss else None,
+        "< 2 MiB (max of sbx_true, sbx_relay_1g)", "no peak RSS for sbx")
+    rel = res["ratios"]["relay_sbx_over_bare"]
+    out["relay_1GiB_at_least_90pct_of_bare_pipe"] = floor(
+        rel >= 0.9 if rel else None, f"{rel * 100:.0f}%" if rel else None,
+        ">= 90% of a bare pipe, both pinned", "no relay measurement for sbx or the bare pipe")
+    out.update(issue18(res, med("sbx"), med("sbx_base"), m, d))
+    return out
+
+
+def issue18(res, sbx, base, m, d):
+    """Issue 18's floors: the report of refused calls costs (almost) nothing."""
+    out = {"startup_within_0.1ms_of_base": floor(
+        sbx - base <= 0.1 if sbx and base else None,
+        f"{sbx:.3f} - {base:.3f} = {sbx - base:+.3f} ms" if sbx and base else None,
+        "<= SBX_BASE + 0.1 ms", "no SBX_BASE given" if not base else "no sbx start-up")}
+    hammer = res["ratios"]["refusals_report_over_no_report"]
+    calls = (d.get("sbx_report") or {}).get("calls")
+    out["refusals_1m_within_5x_of_no_report"] = floor(
+        hammer <= 5 if hammer else None,
+        f"{hammer:.2f}x over {calls:,} calls" if hammer else None, "<= 5x --no-syscall-report",
+        "the refused-calls runs did not happen or failed")
+    refusing, usual = ((m.get(k) or {}).get("self_peak_kib") for k in ("sbx_refusing_1m", "sbx_true"))
+    out["refusing_peak_rss_within_1MiB_of_usual"] = floor(
+        refusing - usual <= MIB if refusing and usual else None,
+        f"{(refusing - usual) / MIB:+.2f} MiB" if refusing and usual else None,
+        "<= sbx_true's peak + 1 MiB", "no peak RSS while refusing, or of sbx_true")
+    return out
+
+
+def derive(res):
+    res["ratios"] = ratios(res)
+    res["floors"] = floors(res)
