@@ -43,6 +43,8 @@
 
 void cputree_init(struct cputree *t, pid_t init_pid)
 {
+	struct rlimit nofile;
+
 	memset(t, 0, sizeof(*t));
 	t->init_pid = init_pid;
 	t->proc_fd = -1;
@@ -50,12 +52,24 @@ void cputree_init(struct cputree *t, pid_t init_pid)
 	t->ticks_per_s = sysconf(_SC_CLK_TCK);
 	if (t->ticks_per_s <= 0)
 		t->ticks_per_s = 100;
+	/* the cache's fds must not starve the rest of sbx of its own */
+	t->fds_ok = getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur >= 256;
+}
+
+static void close_proc(struct cputree *t)
+{
+	cputree_fds_close(t);
+	if (t->dir)
+		closedir(t->dir);
+	t->dir = NULL;
+	if (t->proc_fd >= 0)
+		close(t->proc_fd);
+	t->proc_fd = -1;
 }
 
 void cputree_use_jail_proc(struct cputree *t, int fd)
 {
-	if (t->proc_fd >= 0)
-		close(t->proc_fd);
+	close_proc(t);
 	t->proc_fd = fd;
 }
 
@@ -67,9 +81,7 @@ void cputree_free(struct cputree *t)
 	for (size_t i = 0; i < t->ntmpfs; i++)
 		close(t->tmpfs_fd[i]);
 	t->ntmpfs = 0;
-	if (t->proc_fd >= 0)
-		close(t->proc_fd);
-	t->proc_fd = -1;
+	close_proc(t);
 	free(t->procs);
 	free(t->prev);
 	free(t->credit);
@@ -145,31 +157,46 @@ static bool in_tree(struct cputree *t, struct cpu_proc *p)
 }
 
 /* Read every /proc/PID/stat under DIRFD (the host's or the jail's /proc). */
+/* A directory stream of DIRFD: the jail's /proc's is kept for every scan. */
+static DIR *open_dir(struct cputree *t, int dirfd)
+{
+	int fd;
+	DIR *dir;
+
+	if (dirfd == t->proc_fd && t->dir)
+		return t->dir;
+	fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+	dir = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!dir && fd >= 0)
+		close(fd);
+	if (dir && dirfd == t->proc_fd)
+		t->dir = dir;
+	return dir;
+}
+
 static int scan(struct cputree *t, int dirfd)
 {
 	struct cpu_proc p;
 	struct dirent *d;
-	int fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
-	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	DIR *dir = open_dir(t, dirfd);
+	int rc = 0;
 
-	if (!dir) {
-		if (fd >= 0)
-			close(fd);
+	if (!dir)
 		return -1;
-	}
 	/* the dup shares DIRFD's offset: start from the top every time */
 	rewinddir(dir);
 	t->n = 0;
-	while ((d = readdir(dir)) != NULL) {
+	while (rc == 0 && (d = readdir(dir)) != NULL) {
 		if (!isdigit((unsigned char)d->d_name[0]) ||
-		    cputree_read_stat(dirfd, (pid_t)atoi(d->d_name), tick_ns_of(t), &p) != 0)
+		    cputree_read_stat_cached(t, dirfd, (pid_t)atoi(d->d_name), &p) != 0)
 			continue;
-		if (push(t, &p) != 0) {
-			closedir(dir);
-			return -1;
-		}
+		rc = push(t, &p);
 	}
-	closedir(dir);
+	if (dir != t->dir)
+		closedir(dir);
+	cputree_fds_sweep(t); /* the processes this scan did not list are gone */
+	if (rc != 0)
+		return -1;
 	qsort(t->procs, t->n, sizeof(*t->procs), by_pid);
 	return 0;
 }

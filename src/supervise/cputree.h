@@ -30,6 +30,18 @@ struct cpu_proc {
 };
 
 #define CPUTREE_MAX_TMPFS 16
+/* Processes whose stat and schedstat stay open between samples. */
+#define CPUTREE_FD_CACHE 16
+
+/* PID's /proc/PID/stat and schedstat in the jail's /proc, kept open: a
+ * pread costs a third of open+read+close, and the meter reads them every
+ * 10 ms (issue 17).  An fd names the process it was opened for: once that
+ * one is reaped its reads fail (ESRCH), never another's with the pid. */
+struct cpu_fds {
+	pid_t pid;
+	int stat, sched; /* -1 = not open */
+	bool seen;       /* read by the current sample */
+};
 
 struct cputree {
 	pid_t init_pid; /* host pid of the jail's init (alive, not reaped) */
@@ -49,6 +61,10 @@ struct cputree {
 	bool sampled;           /* total holds at least one sample */
 	size_t churn;           /* births + deaths seen by the last sample */
 	int64_t max_rss_pages;  /* the largest RSS of one process in any sample */
+	struct cpu_fds fds[CPUTREE_FD_CACHE];
+	size_t nfds;
+	bool fds_ok;            /* room for the cache under RLIMIT_NOFILE */
+	void *dir;              /* DIR * of proc_fd, rewound by each scan */
 };
 
 void cputree_init(struct cputree *t, pid_t init_pid);
@@ -95,5 +111,10 @@ int cputree_parse_stat(const char *text, struct cpu_proc *p);
 /* cputree_proc.c: PID's record from /proc at DIRFD, times in ns (TICK_NS
  * a clock tick), or -1 when it is gone. */
 int cputree_read_stat(int dirfd, pid_t pid, int64_t tick_ns, struct cpu_proc *out);
+/* The same through T's fd cache when DIRFD is the jail's /proc. */
+int cputree_read_stat_cached(struct cputree *t, int dirfd, pid_t pid, struct cpu_proc *out);
+/* After a scan: close what the scan did not read (those processes are gone). */
+void cputree_fds_sweep(struct cputree *t);
+void cputree_fds_close(struct cputree *t);
 
 #endif

@@ -108,18 +108,90 @@ static void live_thread_memory(int dirfd, struct cpu_proc *out)
 	closedir(dir);
 }
 
+/* Fresh text of an fd kept open (seq_file regenerates at offset 0). */
+static int read_again(int fd, char *text, size_t size)
+{
+	ssize_t n = pread(fd, text, size - 1, 0);
+
+	if (n <= 0)
+		return -1;
+	text[n] = '\0';
+	return 0;
+}
+
+/* NAME of PID through C's fd for it (opened on first use), or, with no C,
+ * opened and closed now. */
+static int read_pid_file(struct cpu_fds *c, int *slot, int dirfd, pid_t pid,
+			 const char *name, char *text, size_t size)
+{
+	char path[64];
+
+	if (!c)
+		return read_small(dirfd, pid, name, text, size);
+	if (*slot >= 0 && read_again(*slot, text, size) == 0)
+		return 0;
+	if (*slot >= 0)
+		close(*slot); /* reaped: the pid may name a new process now */
+	snprintf(path, sizeof(path), "%d/%s", (int)pid, name);
+	*slot = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+	return *slot >= 0 ? read_again(*slot, text, size) : -1;
+}
+
+/* T's cache entry for PID, made if there is room; NULL = read uncached. */
+static struct cpu_fds *fds_of(struct cputree *t, pid_t pid)
+{
+	for (size_t i = 0; i < t->nfds; i++)
+		if (t->fds[i].pid == pid)
+			return &t->fds[i];
+	if (!t->fds_ok || t->nfds == CPUTREE_FD_CACHE)
+		return NULL;
+	t->fds[t->nfds] = (struct cpu_fds){ .pid = pid, .stat = -1, .sched = -1 };
+	return &t->fds[t->nfds++];
+}
+
+void cputree_fds_sweep(struct cputree *t)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < t->nfds; i++) {
+		struct cpu_fds *c = &t->fds[i];
+
+		if (!c->seen) {
+			if (c->stat >= 0)
+				close(c->stat);
+			if (c->sched >= 0)
+				close(c->sched);
+			continue;
+		}
+		c->seen = false;
+		t->fds[k++] = *c;
+	}
+	t->nfds = k;
+}
+
+void cputree_fds_close(struct cputree *t)
+{
+	for (size_t i = 0; i < t->nfds; i++)
+		t->fds[i].seen = false;
+	cputree_fds_sweep(t);
+}
+
 /*
  * One process, its times in ns.  stat's times are whole clock ticks (10 ms):
  * a child of 5 ms would read 0 however often it was sampled.  schedstat's
  * first field is the main thread's exact runtime: the part of it above
- * stat's user+system is charged as user time.
+ * stat's user+system is charged as user time.  C: PID's kept fds, or NULL.
  */
-int cputree_read_stat(int dirfd, pid_t pid, int64_t tick_ns, struct cpu_proc *out)
+static int read_stat(struct cpu_fds *c, int dirfd, pid_t pid, int64_t tick_ns,
+		     struct cpu_proc *out)
 {
 	char text[1024];
 	unsigned long long rt;
+	int none = -1;
 
-	if (read_small(dirfd, pid, "stat", text, sizeof(text)) != 0 ||
+	if (c)
+		c->seen = true;
+	if (read_pid_file(c, c ? &c->stat : &none, dirfd, pid, "stat", text, sizeof(text)) != 0 ||
 	    cputree_parse_stat(text, out) != 0)
 		return -1;
 	out->pid = pid;
@@ -132,9 +204,22 @@ int cputree_read_stat(int dirfd, pid_t pid, int64_t tick_ns, struct cpu_proc *ou
 		out->own[k] *= tick_ns;
 		out->cc[k] *= tick_ns;
 	}
-	if (read_small(dirfd, pid, "schedstat", text, sizeof(text)) == 0 &&
+	if (read_pid_file(c, c ? &c->sched : &none, dirfd, pid, "schedstat", text,
+			  sizeof(text)) == 0 &&
 	    sscanf(text, "%llu", &rt) == 1 && rt < (unsigned long long)INT64_MAX / 4 &&
 	    (int64_t)rt > out->own[0] + out->own[1])
 		out->own[0] = (int64_t)rt - out->own[1];
 	return 0;
+}
+
+int cputree_read_stat(int dirfd, pid_t pid, int64_t tick_ns, struct cpu_proc *out)
+{
+	return read_stat(NULL, dirfd, pid, tick_ns, out);
+}
+
+int cputree_read_stat_cached(struct cputree *t, int dirfd, pid_t pid, struct cpu_proc *out)
+{
+	int64_t tick_ns = 1000000000 / (t->ticks_per_s > 0 ? t->ticks_per_s : 100);
+
+	return read_stat(dirfd == t->proc_fd ? fds_of(t, pid) : NULL, dirfd, pid, tick_ns, out);
 }
