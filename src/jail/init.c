@@ -553,45 +553,20 @@ static void init_drop_privileges(const struct jail_plan *plan)
 	vlog_line(&plan->vlog, "init: capabilities dropped, host argv/environ wiped");
 }
 
-/* The uid/gid maps: written here (spawn.c's self_maps, through /proc/self,
- * which names this process in any procfs of an ancestor pid namespace),
- * or by the supervisor, which then writes one byte. */
-static void await_maps(struct jail_plan *plan)
-{
-	struct sbx_err err = { 0 };
-	struct jail unused;
-	char go;
-	int self;
-
-	if (plan->self_maps) {
-		self = open("/proc/self", O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (self < 0)
-			err_set(&err, ERR_SETUP, errno, "opening /proc/self in the jail's "
-				"init: %s", strerror(errno));
-		if (self < 0 || jail_write_maps(self, 0, plan, &unused, &err) < 0)
-			setup_failed(plan, &err);
-		close(self);
-		return;
-	}
-	/* No byte means the supervisor failed the maps or died: leave. */
-	if (read(plan->sync_fd, &go, 1) != 1)
-		_exit(1);
-	close(plan->sync_fd);
-	plan->sync_fd = -1;
-}
-
 void init_main(struct jail_plan *plan)
 {
+	struct sbx_err err = { 0 };
 	struct jail_fs fs;
 	int ucount_fd;
 
 	/* The jail's tree is built with a known umask, not the caller's. */
 	umask(JAIL_UMASK);
 	close_inherited(plan);
-	await_maps(plan);
+	/* in a user namespace without maps the init has no valid uid yet */
+	if (jail_await_maps(plan, &err) < 0)
+		setup_failed(plan, &err);
 	/* in the run's cgroup now: the jail sees it as its root (spawn.c) */
 	if (plan->spec->cgroup_fd >= 0 && unshare(CLONE_NEWCGROUP) != 0) {
-		struct sbx_err err = { 0 };
 		err_set(&err, ERR_SETUP, errno, "unshare(CLONE_NEWCGROUP): %s", strerror(errno));
 		setup_failed(plan, &err);
 	}

@@ -166,6 +166,8 @@ int ownproc_arg_area(int procfd, struct jail_plan *plan, struct sbx_err *err);
  * messages, 0 = the caller's own); OUT gets the host ids mapped. */
 int jail_write_maps(int dirfd, pid_t pid, const struct jail_plan *plan, struct jail *out,
 		    struct sbx_err *err);
+/* In the init: wait for, or write, its maps (spawn.c). */
+int jail_await_maps(struct jail_plan *plan, struct sbx_err *err);
 int ownproc_write(int dirfd, pid_t pid, const char *name, const char *text,
 		  struct sbx_err *err);
 

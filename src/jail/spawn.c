@@ -150,6 +150,34 @@ static void abort_init(pid_t pid, int pidfd)
 	close(pidfd);
 }
 
+/*
+ * In the init: its uid/gid maps, written here (self_maps, through
+ * /proc/self, which names this process in any procfs of an ancestor pid
+ * namespace), or by the supervisor, which then writes one byte.
+ */
+int jail_await_maps(struct jail_plan *plan, struct sbx_err *err)
+{
+	struct jail unused;
+	char go;
+	int self, rc;
+
+	if (plan->self_maps) {
+		self = open("/proc/self", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (self < 0)
+			return err_set(err, ERR_SETUP, errno, "opening /proc/self in the "
+				       "jail's init: %s", strerror(errno));
+		rc = jail_write_maps(self, 0, plan, &unused, err);
+		close(self);
+		return rc;
+	}
+	/* No byte means the supervisor failed the maps or died: leave. */
+	if (read(plan->sync_fd, &go, 1) != 1)
+		_exit(1);
+	close(plan->sync_fd);
+	plan->sync_fd = -1;
+	return 0;
+}
+
 /* The maps, or (self_maps) only the ids the init maps itself to. */
 static int map_init(struct jail_plan *plan, int procfd, pid_t pid, int pidfd,
 		    int sync_w, struct jail *out, struct sbx_err *err)
