@@ -90,7 +90,9 @@ int mount_tmpfs(struct root_build *b, const struct mount_entry *m, struct sbx_er
  * leaves nothing on the host even when sbx is SIGKILLed and its total
  * size is bounded.  The jail gets a clone of it; the mount the supervisor
  * holds (CTL_READY) stays detached, so a later stage's jail can clone it
- * again (spec->workspace_fd) and see the same files.
+ * again (spec->workspace_fd) and see the same files.  Linux 6.1 (Debian 12)
+ * clones no detached mount: the jail then gets the tmpfs itself,
+ * and a later stage cannot share it (-w DIR can).
  */
 int mount_workspace_tmpfs(struct root_build *b, const struct mount_entry *m,
 			  struct sbx_err *err)
@@ -100,6 +102,7 @@ int mount_workspace_tmpfs(struct root_build *b, const struct mount_entry *m,
 	const char *opts[] = { "size", size, "nr_inodes", inodes, "mode", "0700", NULL };
 	const char *step = "creating the filesystem (fsopen/fsmount)";
 	int src = s->workspace_fd, dst, tree;
+	bool own;
 
 	snprintf(size, sizeof(size), "%llum", s->workspace_mb);
 	snprintf(inodes, sizeof(inodes), "%llu", s->workspace_mb * TMPFS_INODES_PER_MB);
@@ -110,8 +113,13 @@ int mount_workspace_tmpfs(struct root_build *b, const struct mount_entry *m,
 	if (dst < 0)
 		return mount_fail(err, mp_close2(src, -1, errno), m, "creating the mount point");
 	tree = mp_clone(src, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, &step);
+	/* Linux 6.1 clones no detached mount (EINVAL; 6.18 does): our fresh one goes
+	 * in itself, and the supervisor's fd is then of the jail's mount */
+	own = tree < 0 && errno == EINVAL && src != s->workspace_fd;
+	if (own)
+		tree = src;
 	if (tree < 0 || mp_attach(tree, dst) < 0) {
-		mount_fail(err, mp_close2(tree, dst, errno), m,
+		mount_fail(err, mp_close2(own ? -1 : tree, dst, errno), m,
 			   tree < 0 && src == s->workspace_fd
 			   ? "cloning the first stage's workspace (this kernel does not "
 			     "let open_tree clone a detached mount made in another "
@@ -126,7 +134,7 @@ int mount_workspace_tmpfs(struct root_build *b, const struct mount_entry *m,
 	if (src == s->workspace_fd) {
 		close(src);
 		src = tree;
-	} else {
+	} else if (!own) {
 		close(tree);
 	}
 	b->fs->ws = src;
