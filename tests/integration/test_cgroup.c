@@ -414,19 +414,19 @@ Test(cgroup, sixteen_parallel_runs_each_get_their_own_cgroup)
 	char *dir = make_temp_dir(), *bind = xasprintf("%s:/go", dir);
 	char *go = xasprintf("%s/go", dir);
 	pid_t pids[16];
-	int st, ok = 0, fd;
+	int st, ok = 0, fd, n = 0;
 
 	chmod(dir, 0777); /* the jail's uid writes nothing; it only looks */
 	/* one set-up at a time: 16 at once under TCG passed the 10 s setup bound */
 	int most = 0;
-	for (int i = 0; i < 16; i++) {
-		pids[i] = start_sbx(p, bind, "while [ ! -e /go/go ]; do sleep 0.5; done");
-		most = wait_for_runs(p, i + 1, 60);
+	while (n < 16 && most == n) { /* a run whose cgroup never came: stop there */
+		pids[n++] = start_sbx(p, bind, "while [ ! -e /go/go ]; do sleep 0.5; done");
+		most = wait_for_runs(p, n, 60);
 	}
 	fd = open(go, O_WRONLY | O_CREAT, 0644);
 	if (fd >= 0)
 		close(fd);
-	for (int i = 0; i < 16; i++)
+	for (int i = 0; i < n; i++)
 		if (waitpid(pids[i], &st, 0) == pids[i] && WIFEXITED(st) && WEXITSTATUS(st) == 0)
 			ok++;
 	cr_assert_eq(most, 16, "only %d run cgroups at once", most);
