@@ -65,17 +65,18 @@ Test(status, self_sigkill_is_signaled)
 }
 
 /* sleep 60 with a 1 s limit: timeout, and SIGTERM ended it without waiting
- * for the grace period (items 21, 24b). */
+ * for the grace period (items 21, 24b): well before the 10 s grace (sbx's
+ * own start took 2 s more under emulation). */
 Test(status, timeout_kills_sleep_promptly)
 {
 	struct sbx_result r;
 
 	REQUIRE_USERNS();
-	run(&r, SBX_ARGV("run", "--time", "1s", "--set", "limits.kill_grace_ms=5000",
+	run(&r, SBX_ARGV("run", "--time", "1s", "--set", "limits.kill_grace_ms=10000",
 			 "--", "/bin/sleep", "60"));
 	ASSERT_STATUS(&r, "timeout");
 	cr_assert_eq(r.exit_status, 124);
-	cr_assert(r.elapsed_s >= 1.0 && r.elapsed_s < 2.5, "took %.2fs", r.elapsed_s);
+	cr_assert(r.elapsed_s >= 1.0 && r.elapsed_s < 6.0, "took %.2fs", r.elapsed_s);
 	cr_assert(strstr(rec_str(&r, "message"), "1000 ms") != NULL, "message: %s",
 		  rec_str(&r, "message"));
 	sbx_result_free(&r);
@@ -194,13 +195,14 @@ Test(status, parallel_children_are_stopped_by_the_tree_meter)
 	sbx_result_free(&r);
 }
 
-/* Sleeping is not charged to the CPU budget (item 12). */
+/* Sleeping is not charged to the CPU budget (item 12): 4 s asleep under a
+ * 3 s budget (the jail's start and sh took 1.4 s of CPU under emulation). */
 Test(status, sleeping_is_not_charged)
 {
 	struct sbx_result r;
 
 	REQUIRE_USERNS();
-	run(&r, SBX_ARGV("run", "--cpu", "1s", "--", "/bin/sh", "-c", "sleep 1.5; /bin/true"));
+	run(&r, SBX_ARGV("run", "--cpu", "3s", "--", "/bin/sh", "-c", "sleep 4; /bin/true"));
 	ASSERT_STATUS(&r, "ok");
 	sbx_result_free(&r);
 }
@@ -319,21 +321,27 @@ Test(status, missing_bind_source_is_setup_error)
 /* SIGINT to sbx tears the jail down: aborted, 130 (item 29). */
 Test(status, sigint_to_sbx_is_aborted)
 {
-	int status, out[2];
-	char buf[4096] = "";
+	int status, out[2], up[2];
+	char buf[4096] = "", c;
 
 	REQUIRE_USERNS();
 	cr_assert_eq(pipe(out), 0);
+	cr_assert_eq(pipe(up), 0);
 	pid_t pid = fork();
 	if (pid == 0) {
+		dup2(up[1], 1);
 		dup2(out[1], 2);
-		execl(sbx_path(), "sbx", "run", "--", "/bin/sleep", "60", (char *)NULL);
+		execl(sbx_path(), "sbx", "run", "--", "/bin/sh", "-c", "echo up; exec sleep 60",
+		      (char *)NULL);
 		_exit(127);
 	}
 	close(out[1]);
-	usleep(300 * 1000);
+	close(up[1]);
+	/* the program runs (a fixed 0.3 s was before sbx's start under emulation) */
+	cr_assert_eq(read(up[0], &c, 1), 1, "the program never started");
 	kill(pid, SIGINT);
 	waitpid(pid, &status, 0);
+	close(up[0]);
 	ssize_t n = read(out[0], buf, sizeof(buf) - 1);
 	buf[n > 0 ? n : 0] = '\0';
 	close(out[0]);
@@ -496,6 +504,8 @@ static const char membomb_py[] =
 	"for p in kids:\n"
 	"    os.waitpid(p, 0)\n"
 	"print('done')\n";
+/* a wall limit that judges memory, not speed: 10 s passed under emulation */
+static const struct sbx_opts membomb_opts = { .deadline_s = 90 };
 
 /* RLIMIT_AS is per process: eight children of 100 MiB each fit it at 256M,
  * but together they hold 800 MiB; the tree meter ends the run (item 16). */
@@ -504,8 +514,8 @@ Test(status, children_together_over_the_memory_limit_are_memory_limit)
 	struct sbx_result r;
 
 	REQUIRE_USERNS();
-	run(&r, SBX_ARGV("run", "--memory", "256M", "--", "/usr/bin/python3", "-c",
-			 membomb_py, "8", "100"));
+	sbx_run(&r, &membomb_opts, SBX_ARGV("run", "--memory", "256M", "--time", "60s", "--",
+					    "/usr/bin/python3", "-c", membomb_py, "8", "100"));
 	ASSERT_STATUS(&r, "memory-limit");
 	cr_assert_eq(r.exit_status, 124);
 	cr_assert(strstr(rec_str(&r, "message"), "memory_mb = 256") != NULL, "%s",
@@ -521,8 +531,9 @@ Test(status, memory_shared_after_fork_counts_once)
 	struct sbx_result r;
 
 	REQUIRE_USERNS();
-	run(&r, SBX_ARGV("run", "--memory", "256M", "--", "/usr/bin/python3", "-c",
-			 membomb_py, "6", "150", "share"));
+	sbx_run(&r, &membomb_opts, SBX_ARGV("run", "--memory", "256M", "--time", "60s", "--",
+					    "/usr/bin/python3", "-c", membomb_py, "6", "150",
+					    "share"));
 	ASSERT_STATUS(&r, "ok");
 	cr_assert_str_eq(r.out, "done\n");
 	sbx_result_free(&r);

@@ -191,6 +191,7 @@ Test(workspace, disposable_workspace_has_a_total_size_bound)
 
 	REQUIRE_USERNS();
 	private_tmp_init(&t);
+	t.opts.deadline_s = 90; /* 80 writes took over 20 s under emulation */
 	sbx_run_sh(&r, &t.opts, SBX_ARGV("--fsize", "1m", "--time", "60s"),
 		   "for i in $(seq 1 80); do head -c 1048576 /dev/zero > f$i 2>/dev/null || "
 		   "{ echo full at $i; exit 3; }; done");
