@@ -30,19 +30,20 @@ DEB_PKGS   := build-essential pkg-config libseccomp-dev libcjson-dev \
 BENCH_PKGS := hyperfine bubblewrap strace time util-linux python3
 SANITIZE   ?=
 INTEG_ARGS ?=
-# What of the integration suite runs in the VM (TCG: 5-20x slower): the
-# cgroup tests and the suites about limits, teardown, records, the jail and
-# workspaces, the code the cgroup path changes.  Not the docs, install,
-# lang, mounts, network, seccomp and stdin suites: the cgroup leaves them
-# alone.  Not attack_limits and two limits_evidence tests: they judge the
-# meter's conservative socket-queue counts, and the meter is off with a
-# cgroup (memory.max counts real bytes: 13 MiB under 64 MiB is within).
-# Not six tests whose timing assumes real hardware (seen failing under
-# TCG only): SIGINT 0.5 s after start (sbx had not started yet), the
-# init's setup CPU in a +-20 % figure, 16 parallel runs within 10 s, a
-# python inode flood within 10 s of CPU, a 1 s CPU limit within 5 s wall.
-VM_SKIP    := unix_socket_buffers_count_against_memory|unix_socket_buffers_count_with_a_loopback_network|the_record_shows_the_cpu_of_auto_reaped_children|tmp_inode_flood_hits_enospc|unread_stdout_pipe_still_honours_sigint|disposable_workspace_is_removed_after_sigint|sixteen_parallel_runs_see_only_their_own_files|busy_loop_hits_the_cpu_limit
-VM_SUITES  ?= @(cgroup|cgroup_fallback|status|lifetime|limits_evidence|probes_resources|iface_limits|iface_record|jail|workspace)/!($(VM_SKIP))
+# What of the integration suite runs in the VM (TCG: 5-20x slower), within
+# ~25 min for root and sbxuser together on a quiet 2-CPU machine: the
+# cgroup tests, and the suites that show the cgroup path changed nothing
+# else: exit statuses (status), the CPU and memory evidence of the record
+# (limits_evidence) and teardown (lifetime).  Not the rest (jail,
+# workspace, records, probes, interfaces...): the whole set took 879 s as
+# root alone; every record of what runs is still checked against the schema.
+# Not two limits_evidence tests that judge the meter's conservative
+# socket-queue counts: the meter is off with a cgroup (memory.max counts
+# real bytes: 13 MiB under 64 MiB is within).  Not two whose timing assumes
+# real hardware (seen failing under TCG only): the init's setup CPU in a
+# +-20 % figure, SIGINT 0.5 s after start (sbx had not started yet).
+VM_SKIP    := unix_socket_buffers_count_against_memory|unix_socket_buffers_count_with_a_loopback_network|the_record_shows_the_cpu_of_auto_reaped_children|unread_stdout_pipe_still_honours_sigint
+VM_SUITES  ?= @(cgroup|cgroup_fallback|status|lifetime|limits_evidence)/!($(VM_SKIP))
 
 ifeq ($(SANITIZE),1)
 BUILD      := build-asan
