@@ -17,6 +17,7 @@ USER_=${VMCHECK_USER:-sbxuser}
 TMO=${VMCHECK_TIMEOUT:-1800}
 ACCEL=${VMCHECK_ACCEL:-auto}
 RUN=tests/vm/vm-run.sh
+: "${VM_SUITES:?the criterion filter of what runs inside: run make vmcheck}"
 export VMLAB_DIR=$LAB
 
 skip() {
@@ -59,13 +60,13 @@ su -s /bin/sh "$USER_" -c "cd '$stage' && make -j2 build/sbx build/tests/integra
 fail=0
 t1=$(now)
 echo "== vmcheck: as root"
-"$RUN" --accel "$ACCEL" --timeout "$TMO" --rw "$TOP" -- make --no-print-directory vm-inside ||
+"$RUN" --accel "$ACCEL" --timeout "$TMO" --rw "$TOP" -- make --no-print-directory vm-inside VM_SUITES="$VM_SUITES" ||
 	fail=1
 t2=$(now)
 echo "== vmcheck: as $USER_"
 # the guest starts in the host's current directory: the staged copy
 (cd "$stage" && "$TOP/$RUN" --accel "$ACCEL" --timeout "$TMO" --user "$USER_" --rw "$stage" -- \
-	make --no-print-directory vm-inside) || fail=1
+	make --no-print-directory vm-inside VM_SUITES="$VM_SUITES") || fail=1
 t3=$(now)
 echo "vmcheck: root $((t2 - t1)) s, $USER_ $((t3 - t2)) s, total $((t3 - t0)) s"
 [ $fail = 0 ] || { echo "vmcheck: FAILED"; exit 1; }
