@@ -122,8 +122,9 @@ Test(lifetime, unread_stdout_pipe_still_times_out)
 	close(r.out); /* only now: while sbx ran, the reader was alive but asleep */
 	assert_exit(status, 124, rec);
 	cr_assert(strstr(rec, "\"status\":\"timeout\"") != NULL, "stderr: %.2000s", rec);
-	/* 1 s wall + 0.5 s grace + 1 s close margin, plus scheduling slack */
-	cr_assert(t >= 1.0 && t < 4.5, "took %.2f s", t);
+	/* 1 s wall + 0.5 s grace + 1 s close margin, plus scheduling slack
+	 * (and sbx's own start: 2 s under emulation); a hang is 15 s */
+	cr_assert(t >= 1.0 && t < 8.0, "took %.2f s", t);
 	free(rec);
 }
 

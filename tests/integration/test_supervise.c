@@ -91,7 +91,9 @@ Test(status, sigterm_trapper_dies_after_grace)
 	run(&r, SBX_ARGV("run", "--time", "1s", "--set", "limits.kill_grace_ms=1000", "--",
 			 "/bin/sh", "-c", "trap '' TERM; while :; do :; done"));
 	ASSERT_STATUS(&r, "timeout");
-	cr_assert(r.elapsed_s >= 1.9 && r.elapsed_s < 4.0, "took %.2fs", r.elapsed_s);
+	/* the grace was waited; then SIGKILL, not the harness's 20 s (sbx's
+	 * own start took 2 s under emulation) */
+	cr_assert(r.elapsed_s >= 1.9 && r.elapsed_s < 8.0, "took %.2fs", r.elapsed_s);
 	sbx_result_free(&r);
 }
 
@@ -216,7 +218,7 @@ Test(status, output_flood_is_output_limit)
 	run(&r, SBX_ARGV("run", "--output", "64K", "--time", "20s", "--", "/usr/bin/yes"));
 	ASSERT_STATUS(&r, "output-limit");
 	cr_assert_eq(r.exit_status, 124);
-	cr_assert(r.elapsed_s < 3.0, "took %.2fs", r.elapsed_s);
+	cr_assert(r.elapsed_s < 8.0, "took %.2fs", r.elapsed_s); /* not the 20 s wall */
 	cr_assert(r.out_len <= 65536 + 200, "stdout %zu bytes", r.out_len);
 	cr_assert_eq(rec_num(&r, "stdout_bytes") >= 65536, 1);
 	sbx_result_free(&r);
@@ -397,7 +399,8 @@ Test(lifetime, setsid_orphan_holding_stdout_does_not_hang_sbx)
 	run(&r, SBX_ARGV("run", "--time", "30s", "--", "/bin/sh", "-c",
 			 "setsid /bin/sleep 30 & exit 0"));
 	ASSERT_STATUS(&r, "ok");
-	cr_assert(r.elapsed_s < 3.0, "took %.2fs", r.elapsed_s);
+	/* well before the sleep's 30 s (4.2 s under emulation) */
+	cr_assert(r.elapsed_s < 12.0, "took %.2fs", r.elapsed_s);
 	sbx_result_free(&r);
 }
 
