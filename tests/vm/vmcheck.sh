@@ -14,7 +14,7 @@ cd "$(dirname "$0")/../.."
 TOP=$PWD
 LAB=${VMLAB_DIR:-/tmp/vmlab}
 USER_=${VMCHECK_USER:-sbxuser}
-TMO=${VMCHECK_TIMEOUT:-1800}
+TMO=${VMCHECK_TIMEOUT:-900}
 ACCEL=${VMCHECK_ACCEL:-auto}
 RUN=tests/vm/vm-run.sh
 : "${VM_SUITES:?the criterion filter of what runs inside: run make vmcheck}"
