@@ -90,10 +90,49 @@ int mount_tmpfs(struct root_build *b, const struct mount_entry *m, struct sbx_er
  * leaves nothing on the host even when sbx is SIGKILLed and its total
  * size is bounded.  The jail gets a clone of it; the mount the supervisor
  * holds (CTL_READY) stays detached, so a later stage's jail can clone it
- * again (spec->workspace_fd) and see the same files.  Linux 6.1 (Debian 12)
- * clones no detached mount: the jail then gets the tmpfs itself,
- * and a later stage cannot share it (-w DIR can).
+ * again (spec->workspace_fd) and see the same files.
+ *
+ * Linux 6.1 (Debian 12) clones no detached mount (EINVAL; 6.18 does), but
+ * attaches one, once: the jail then mounts the detached one itself, and a
+ * first stage hands the supervisor a clone of the now attached mount,
+ * detached again, which the next stage can attach in its turn.
  */
+static int workspace_mount(struct root_build *b, int src, int dst, int *held,
+			   const char **step)
+{
+	const struct jail_spec *s = b->plan->spec;
+	int tree = mp_clone(src, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, step);
+
+	if (tree >= 0) {
+		if (mp_attach(tree, dst) < 0)
+			return mp_close2(tree, -1, -1);
+		/* a fresh one stays detached with the supervisor; of an earlier
+		 * stage's the supervisor keeps its own, the meter gets the clone */
+		*held = s->workspace_fd >= 0 ? tree : src;
+		if (s->workspace_fd < 0)
+			close(tree);
+		return 0;
+	}
+	if (errno != EINVAL)
+		return -1;
+	/* 6.1: the detached mount itself goes in */
+	*step = "move_mount of the workspace tmpfs (this kernel clones no detached mount)";
+	if (mp_attach(src, dst) < 0)
+		return -1;
+	if (s->workspace_fd >= 0) { /* the last stage: nobody clones it again */
+		*held = fcntl(src, F_DUPFD_CLOEXEC, 0);
+		return *held < 0 ? -1 : 0;
+	}
+	/* SRC names the mount now attached (DST still names the directory
+	 * under it): an attached mount 6.1 clones */
+	*step = "open_tree (a detached clone of the workspace for the next stage)";
+	*held = mp_clone(src, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, step);
+	if (*held < 0)
+		return -1;
+	close(src);
+	return 0;
+}
+
 int mount_workspace_tmpfs(struct root_build *b, const struct mount_entry *m,
 			  struct sbx_err *err)
 {
@@ -101,8 +140,7 @@ int mount_workspace_tmpfs(struct root_build *b, const struct mount_entry *m,
 	char size[32], inodes[32];
 	const char *opts[] = { "size", size, "nr_inodes", inodes, "mode", "0700", NULL };
 	const char *step = "creating the filesystem (fsopen/fsmount)";
-	int src = s->workspace_fd, dst, tree;
-	bool own;
+	int src = s->workspace_fd, dst, held = -1;
 
 	snprintf(size, sizeof(size), "%llum", s->workspace_mb);
 	snprintf(inodes, sizeof(inodes), "%llu", s->workspace_mb * TMPFS_INODES_PER_MB);
@@ -110,34 +148,19 @@ int mount_workspace_tmpfs(struct root_build *b, const struct mount_entry *m,
 	if (src < 0 && (src = mp_new_fs("tmpfs", opts, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)) < 0)
 		return mount_fail(err, errno, m, step);
 	dst = mp_make(b->root_fd, m->dst, LEAF_DIR, NULL);
-	if (dst < 0)
-		return mount_fail(err, mp_close2(src, -1, errno), m, "creating the mount point");
-	tree = mp_clone(src, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, &step);
-	/* Linux 6.1 clones no detached mount (EINVAL; 6.18 does): our fresh one goes
-	 * in itself, and the supervisor's fd is then of the jail's mount */
-	own = tree < 0 && errno == EINVAL && src != s->workspace_fd;
-	if (own)
-		tree = src;
-	if (tree < 0 || mp_attach(tree, dst) < 0) {
-		mount_fail(err, mp_close2(own ? -1 : tree, dst, errno), m,
-			   tree < 0 && src == s->workspace_fd
-			   ? "cloning the first stage's workspace (this kernel does not "
-			     "let open_tree clone a detached mount made in another "
-			     "namespace; use -w DIR for compiled languages)"
-			   : tree < 0 ? step : "move_mount onto the mount point");
-		if (src != s->workspace_fd)
+	if (dst < 0 || workspace_mount(b, src, dst, &held, &step) < 0) {
+		int e = errno;
+
+		mount_fail(err, e, m, dst < 0 ? "creating the mount point" : step);
+		if (src != s->workspace_fd && held != src)
 			close(src);
-		return -1;
+		return mp_close2(dst, -1, -1);
 	}
 	close(dst);
-	/* an earlier stage's: the supervisor has it; the meter gets the clone */
-	if (src == s->workspace_fd) {
+	/* the supervisor's copy of an earlier stage's is its own to close */
+	if (src == s->workspace_fd && held != src)
 		close(src);
-		src = tree;
-	} else if (!own) {
-		close(tree);
-	}
-	b->fs->ws = src;
+	b->fs->ws = held;
 	vlog_line(&b->plan->vlog, "mount %s (workspace tmpfs size=%s%s)", m->dst, size,
 		  s->workspace_fd >= 0 ? ", an earlier stage's" : "");
 	return 0;
