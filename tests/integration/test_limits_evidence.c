@@ -7,6 +7,7 @@
 #include "test_probes_common.h"
 
 #include <signal.h>
+#include <unistd.h>
 
 TestSuite(limits_evidence, .init = probes_require_jail);
 
@@ -277,4 +278,40 @@ Test(limits_evidence, memory_of_non_dumpable_processes_counts)
 	cr_assert(!strstr(r.out, "ESCAPED:"), PROBE_REPORT(&r));
 	cr_assert_str_eq(status_of(&r), "memory-limit", PROBE_REPORT(&r));
 	sbx_result_free(&r);
+}
+
+/*
+ * The meter keeps the stat files of up to 16 jail processes open between
+ * samples, and only when sbx may open 256 files (cputree.h).  Either way
+ * it must sum the whole tree: 3 busy loops among 20 sleepers (more than
+ * the cache holds) under --cpu 1s.  RLIMIT_CPU alone, per process, would
+ * let the tree burn 3 s before each loop met its own 1 s.
+ */
+static void busy_tree_meets_the_budget(const char *const *prefix)
+{
+	const struct sbx_opts o = { .prefix = prefix, .deadline_s = 60 };
+	struct sbx_result r;
+
+	sbx_run_sh(&r, &o, SBX_ARGV("--cpu", "1s", "-t", "60s"),
+		   "for i in $(seq 20); do sleep 50 & done; "
+		   "for i in 1 2 3; do (while :; do :; done) & done; wait");
+	cr_assert_str_eq(status_of(&r), "cpu-limit", PROBE_REPORT(&r));
+	double cpu = tree_cpu_ms(&r);
+
+	cr_assert(cpu >= 1000 && cpu < 2900, "tree CPU %.0f ms; stderr: %.2000s", cpu,
+		  r.err ? r.err : "");
+	sbx_result_free(&r);
+}
+
+Test(limits_evidence, a_tree_larger_than_the_meters_fd_cache_meets_the_budget)
+{
+	busy_tree_meets_the_budget(NULL);
+}
+
+/* A caller's low open-file limit turns the cache off, not the meter. */
+Test(limits_evidence, a_low_open_file_limit_still_meters_the_tree)
+{
+	if (access("/usr/bin/prlimit", X_OK) != 0)
+		cr_skip_test("SKIP: no /usr/bin/prlimit (Debian package util-linux)");
+	busy_tree_meets_the_budget(SBX_ARGV("/usr/bin/prlimit", "--nofile=64:64", "--"));
 }
