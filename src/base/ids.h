@@ -7,11 +7,17 @@
  * /etc names it "nobody"/"nogroup" so that `id` says the same inside as on
  * the host.  A root caller's jail is never this id on the host: it gets
  * one of its own (jail/uidrange.h).
+ *
+ * And the host's account names, read from /etc/passwd and /etc/group
+ * themselves: sbx is linked statically (issue 17), and a static glibc's
+ * getpwnam() would load the NSS modules of whatever glibc is installed,
+ * which need not match the one sbx was built with.
  */
 #ifndef SBX_IDS_H
 #define SBX_IDS_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #define SBX_NOBODY_ID 65534u
 
@@ -26,5 +32,14 @@
  * to the caller's own uid 0.
  */
 bool ids_host_root(void);
+
+/* The uid of user NAME in /etc/passwd; false when it has none. */
+bool ids_user_uid(const char *name, uid_t *uid);
+
+/* The gid of group NAME in /etc/group; false when it has none. */
+bool ids_group_gid(const char *name, gid_t *gid);
+
+/* A malloc'd copy of UID's home directory in /etc/passwd, or NULL. */
+char *ids_user_home(uid_t uid);
 
 #endif

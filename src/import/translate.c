@@ -9,8 +9,8 @@
  */
 #include "import/internal.h"
 
-#include <grp.h>
-#include <pwd.h>
+#include "base/ids.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -220,19 +220,22 @@ static int translate_host_cwd(struct nj_xlate *x)
 	return add_string(x, "cwd", cwd, &at, NULL);
 }
 
-/* nsjail's inside id: a name (resolved on this host, as nsjail does), a
- * number, or "" for the caller's own id. -1 when it cannot be used. */
+/* nsjail's inside id: a name (from this host's /etc/passwd or /etc/group,
+ * as nsjail resolves it on its host), a number, or "" for the caller's own
+ * id. -1 when it cannot be used. */
 static long inside_id(const char *s, bool gid)
 {
 	char *end;
 	long v;
+	uid_t u;
+	gid_t g;
 
 	if (!*s)
 		return -1;
-	if (!gid && getpwnam(s))
-		return (long)getpwnam(s)->pw_uid;
-	if (gid && getgrnam(s))
-		return (long)getgrnam(s)->gr_gid;
+	if (!gid && ids_user_uid(s, &u))
+		return (long)u;
+	if (gid && ids_group_gid(s, &g))
+		return (long)g;
 	v = strtol(s, &end, 10);
 	return *end || end == s || v < 0 || v > 65535 ? -1 : v;
 }

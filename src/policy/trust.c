@@ -17,9 +17,10 @@
  */
 #include "policy/trust.h"
 
+#include "base/ids.h"
+
 #include <errno.h>
 #include <limits.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,11 +132,11 @@ static char *trusted_sbx_dir(const char *base)
 
 static char *pw_config_dir(void)
 {
-	struct passwd *pw = getpwuid(geteuid());
-	char *base = NULL, *dir;
+	char *home = ids_user_home(geteuid()), *base = NULL, *dir;
+	bool ok = home && home[0] == '/' && asprintf(&base, "%s/.config", home) >= 0;
 
-	if (!pw || !pw->pw_dir || pw->pw_dir[0] != '/' ||
-	    asprintf(&base, "%s/.config", pw->pw_dir) < 0)
+	free(home);
+	if (!ok)
 		return NULL;
 	dir = trusted_sbx_dir(base);
 	free(base);

@@ -236,6 +236,22 @@ Test(import_nsjail, uid_and_gid_from_the_first_map)
 	done(&p, &r);
 }
 
+/* Names are looked up in this host's /etc/passwd and /etc/group. */
+Test(import_nsjail, inside_ids_by_name_are_the_hosts)
+{
+	struct policy p;
+	struct import_result r;
+
+	translate("uidmap { inside_id: \"root\" }\ngidmap { inside_id: \"root\" }\n", &p, &r);
+	cr_expect_eq(p.uid, 0);
+	cr_expect_eq(p.gid, 0);
+	done(&p, &r);
+	translate("uidmap { inside_id: \"sbx-no-such-user\" }", &p, &r);
+	cr_expect_eq(p.uid, 65534);
+	cr_expect(has_note(&r, "t.cfg:1:8", "sbx-no-such-user"));
+	done(&p, &r);
+}
+
 Test(import_nsjail, an_inside_id_sbx_cannot_hold_is_a_note)
 {
 	struct policy p;
