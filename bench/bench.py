@@ -3,14 +3,15 @@
 
 Runs every item of issue 8 on this machine, in this run: start-up latency
 (sbx, bare, unshare, bwrap), language start-up, throughput of many runs,
-output relay, supervisor memory, and where the start-up time goes; of issue
-17: bwrap with sbx's own mount table (bwrap_same.py), the per-phase
-breakdown from `sbx run -v` (phases.py) and its floors (floors.py); and of
-issue 18: the cost of reporting refused syscalls (the notification round
-trip, 1,000,000 refused calls with and without the report, peak RSS), and
-start-up against another sbx (SBX_BASE, e.g. a build of main).  Prints a
-table (table.py) and writes a JSON file.  A tool that is missing, or an sbx
-that does not run yet, becomes a "skipped" item with a note: never silent.
+output relay (interleaved pairs, relaypairs.py), supervisor memory, and
+where the start-up time goes; of issue 17: bwrap with sbx's own mount table
+(bwrap_same.py), the per-phase breakdown from `sbx run -v` (phases.py) and
+its floors (floors.py); and of issue 18: the cost of reporting refused
+syscalls (the notification round trip, 1,000,000 refused calls with and
+without the report, peak RSS), and start-up against another sbx (SBX_BASE,
+e.g. a build of main).  Prints a table (table.py) and writes a JSON file.
+A tool that is missing, or an sbx that does not run yet, becomes a
+"skipped" item with a note: never silent.
 
 usage: bench.py --sbx PATH --helpers DIR --out FILE [--quick]
        bench.py --markdown FILE      (render a results file as a README table)
@@ -33,6 +34,7 @@ import time
 import bwrap_same
 import floors
 import phases
+import relaypairs
 import table
 
 BWRAP_ARGS = ["--unshare-all", "--die-with-parent", "--ro-bind", "/usr", "/usr",
@@ -357,16 +359,18 @@ class Bench:
     # ----- 4. output relay -----------------------------------------------
 
     def relay(self):
-        print("4. output relay (1 GiB, pinned to CPU 0)", file=sys.stderr)
+        """Bare pipe and sbx in interleaved pairs, wall clock per run (relaypairs.py)."""
+        print("4. output relay (1 GiB, pinned to CPU 0, interleaved pairs)", file=sys.stderr)
         if not self.need("relay", "taskset"):
             return
-        n, w = (1, 0) if self.quick else (10, 1)
-        rows = self.res["relay"]
+        n, w = (1, 0) if self.quick else (12, 1)
         bare = [self.tools["taskset"], "-c", "0", "sh", "-c", "head -c 1G /dev/zero | cat"]
-        rows["bare_pipe"] = self.mbps(self.hyperfine("relay.bare_pipe", bare, n, w))
-        if self.need("relay.sbx", sbx=True) and self.relay_valid():
-            rows["sbx"] = self.mbps(self.hyperfine("relay.sbx", self.relay_cmd(), n, w,
-                                                   setup_check=False))
+        sbx = self.relay_cmd() if self.need("relay.sbx", sbx=True) and self.relay_valid() else None
+        got = relaypairs.pairs(bare, sbx, n, w)
+        if got.get("error"):
+            self.skip("relay", got["error"])
+            return
+        self.res["relay"] = relaypairs.rows(got, self.stats, w)
 
     def relay_cmd(self, result=None):
         cmd = [self.tools["taskset"], "-c", "0", self.sbx, "run", "-q", "--output", "2G",
@@ -392,13 +396,6 @@ class Bench:
                       + str(r.get("message")))
             return False
         return True
-
-    @staticmethod
-    def mbps(st):
-        if st:
-            st["MB_per_s"] = round(GIB / 1e6 / (st["median"] / 1e3), 1)
-            st["bytes"] = GIB
-        return st
 
     # ----- 5. supervisor memory ------------------------------------------
 
@@ -572,8 +569,8 @@ def main():
               "timing items are skipped", file=sys.stderr)
     b = Bench(args)
     if not b.tools["hyperfine"]:
-        b.skip("startup/language/throughput/relay", "hyperfine is not installed")
-        b.run_steps([b.memory, b.meter, b.phases, b.denials])
+        b.skip("startup/language/throughput", "hyperfine is not installed")
+        b.run_steps([b.relay, b.memory, b.meter, b.phases, b.denials])
     else:
         b.run_all()
     with open(args.out + ".tmp", "w") as f:

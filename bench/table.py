@@ -69,16 +69,32 @@ def table_rows(res):
                 rows.append(("throughput", f"{st['jobs']} runs, {st['parallel']} parallel: {name}",
                              f"{st['runs_per_s']:.0f} runs/s", f"{st['median']:.0f} ms total" +
                              (f"; {unc:.0f} runs/s before withfds's share is taken off" if unc else "")))
-    for k, st in res["relay"].items():
-        if st:
-            rows.append(("relay 1 GiB", "bare pipe (pinned)" if k == "bare_pipe" else "sbx passthrough (pinned)",
-                         f"{st['MB_per_s']:.0f} MB/s", f"{st['median']:.0f} ms"))
+    rows += relay_rows(res)
     rows += memory_rows(res)
     rows += denial_rows(res)
     for k, v in res["ratios"].items():
         if v is not None:
             rows.append(("ratio", k, f"{v:.2f}x", ""))
     rows += [floor_row(k, v) for k, v in res["floors"].items()]
+    return rows
+
+
+def relay_rows(res):
+    """The relay's rows; a results file from before the pairs has only the median."""
+    rows = []
+    for k, st in res["relay"].items():
+        if not st:
+            continue
+        spread = f"{st['median']:.0f} ms"
+        if st.get("method"):
+            spread += (f", min {st['min']:.0f}, max {st['max']:.0f}, cpu "
+                       f"{st['cpu_user_ms'] + st['cpu_sys_ms']:.0f} ms; {st['runs']} runs, {st['method']}")
+        if "bare_over_sbx_median" in st:
+            spread += (f"; bare/sbx per pair: median {st['bare_over_sbx_median']:.2f}, "
+                       f"{st['bare_over_sbx_min']:.2f} to {st['bare_over_sbx_max']:.2f}, "
+                       f"cpu {st['cpu_bare_over_sbx_median']:.2f}")
+        rows.append(("relay 1 GiB", "bare pipe (pinned)" if k == "bare_pipe" else "sbx passthrough (pinned)",
+                     f"{st['MB_per_s']:.0f} MB/s", spread))
     return rows
 
 
