@@ -49,6 +49,7 @@ void cputree_init(struct cputree *t, pid_t init_pid)
 	t->init_pid = init_pid;
 	t->proc_fd = -1;
 	t->diag_fd = -1;
+	t->files_kib = -1;
 	t->ticks_per_s = sysconf(_SC_CLK_TCK);
 	if (t->ticks_per_s <= 0)
 		t->ticks_per_s = 100;

@@ -49,6 +49,7 @@ struct cputree {
 	int tmpfs_fd[CPUTREE_MAX_TMPFS]; /* the jail's tmpfs roots (from the init) */
 	size_t ntmpfs;
 	int diag_fd;    /* sock_diag in the jail's own netns (from the init), -1 = none */
+	int64_t files_kib; /* tmpfs + socket queues when last counted, -1 = never */
 	long ticks_per_s;
 	struct cpu_proc *procs; /* the last sample (sorted by pid) */
 	size_t n, cap;
@@ -93,13 +94,13 @@ void cputree_final_ms(const struct cputree *t, const struct rusage *ru, double *
 
 /*
  * Memory the jail holds, in KiB: the files in its tmpfs mounts and the
- * queues of its unix sockets (now) plus
- * what its live processes hold (from the last sample): the sum of their
- * RSS while the total is within LIMIT_KIB, else the sum of their PSS
- * (smaps_rollup), so that pages shared after fork() count once.  -1 when
- * there is no jail /proc to read.
+ * queues of its unix sockets (counted now when FILES_DUE or never counted,
+ * else as last counted) plus what its live processes hold (from the last
+ * sample): the sum of their RSS while the total is within LIMIT_KIB, else
+ * the sum of their PSS (smaps_rollup), so that pages shared after fork()
+ * count once.  -1 when there is no jail /proc to read.
  */
-int64_t cputree_memory_kib(struct cputree *t, int64_t limit_kib);
+int64_t cputree_memory_kib(struct cputree *t, int64_t limit_kib, bool files_due);
 
 /* The largest resident set of one process the samples saw, in KiB (0
  * before a sample): the processes the kernel kills with the init are never

@@ -104,14 +104,17 @@ int64_t cputree_max_rss_kib(const struct cputree *t)
 	return t->max_rss_pages * (page_kib > 0 ? page_kib : 4);
 }
 
-int64_t cputree_memory_kib(struct cputree *t, int64_t limit_kib)
+int64_t cputree_memory_kib(struct cputree *t, int64_t limit_kib, bool files_due)
 {
-	int64_t page_kib = sysconf(_SC_PAGESIZE) / 1024, files = tmpfs_kib(t) + socket_kib(t);
-	int64_t rss = files;
-	int64_t pss = files;
+	int64_t page_kib = sysconf(_SC_PAGESIZE) / 1024, rss, pss;
 
 	if (t->proc_fd < 0)
 		return -1;
+	/* the sock_diag dump and the statfs calls were a third of a sample's
+	 * cost: counted on the slow cadence, or every sample near the limit */
+	if (files_due || t->files_kib < 0)
+		t->files_kib = tmpfs_kib(t) + socket_kib(t);
+	rss = pss = t->files_kib;
 	if (page_kib <= 0)
 		page_kib = 4;
 	for (size_t i = 0; i < t->n; i++)

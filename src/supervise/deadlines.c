@@ -26,15 +26,20 @@ void sup_give_up_output(struct sup *s)
  * each would take 32 GiB.  The jail's processes together must stay within
  * memory_mb; past it the jail is killed at once (requirements item 16).
  */
-static void check_memory(struct sup *s)
+static void check_memory(struct sup *s, int64_t now)
 {
 	uint64_t mb = policy_limit(s->pol, LIM_MEMORY_MB);
 	int64_t limit_kib, kib;
+	/* files and socket queues: as often as a still tree is sampled (the
+	 * processes' RSS comes with every sample), every sample near the limit */
+	bool files_due = s->memory_near_limit || now - s->t_files >= SAMPLE_MAX_NS;
 
 	if (mb == LIMIT_UNLIMITED || s->memory_exceeded)
 		return;
+	if (files_due)
+		s->t_files = now;
 	limit_kib = (int64_t)mb * 1024;
-	kib = cputree_memory_kib(&s->cpu, limit_kib);
+	kib = cputree_memory_kib(&s->cpu, limit_kib, files_due);
 	s->memory_near_limit = kib > limit_kib / 2;
 	if (kib > limit_kib) {
 		s->memory_exceeded = true;
@@ -88,7 +93,7 @@ static void check_meter(struct sup *s, int64_t now)
 
 	/* with a cgroup the kernel holds the tree to memory.max itself */
 	if (used >= 0 && !s->cg.active)
-		check_memory(s);
+		check_memory(s, now);
 	/* the memory check's cost too: smaps_rollup of processes that share
 	 * pages after fork() walks their page tables (sbx spun at 90 %) */
 	next_sample(s, now, own_cpu_ns() - t0);

@@ -84,6 +84,7 @@ struct sup {
 	int64_t cpu_sampled_ms;     /* last whole-tree sample (0 = none) */
 	int64_t sample_ns;          /* the meter's current interval */
 	int64_t t_churn;            /* when a sample last saw a birth or death */
+	int64_t t_files;            /* when the meter last counted tmpfs + sockets */
 	int64_t setup_cpu_ms;       /* the jail's CPU before GO (the init's setup) */
 	bool rusage_ok;
 	struct rusage init_ru;
