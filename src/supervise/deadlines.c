@@ -151,7 +151,8 @@ void sup_check_deadlines(struct sup *s)
 void sup_arm_timer(struct sup *s)
 {
 	const int64_t all[] = { s->dl_setup, s->dl_wall, s->dl_cpu, s->dl_kill,
-				s->dl_exit_grace, s->dl_close };
+				s->dl_exit_grace, s->dl_close, s->out[0].batch_until,
+				s->out[1].batch_until };
 	struct itimerspec its;
 	int64_t next = 0;
 

@@ -6,12 +6,14 @@
  * the kill escalation and SIGINT handling with the jail still running
  * (`sbx run --time 1s -- yes | sleep 60` hung for 60 s).  The harness's
  * sbx_run() reads stdout, so these tests fork/exec sbx by hand; every wait
- * is bounded so a hang fails the test instead of the suite.
+ * is bounded so a hang fails the test instead of the suite.  And a fast
+ * stream, read in batches, still lets a later line out at once.
  */
 #include "common.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -186,4 +188,42 @@ Test(lifetime, slow_reader_gets_every_byte)
 	free(rec);
 	free(got);
 	free(want);
+}
+
+/*
+ * A fast stream is read in batches (loop.c): the first quiet moment must end
+ * the batch, so a line printed after a burst goes out while the program
+ * still runs, not when it exits (here: 20 s later), and nothing is lost.
+ */
+Test(lifetime, a_line_after_a_burst_comes_out_while_the_program_runs)
+{
+	struct stalled_run r;
+	int status;
+	size_t burst = 8u << 20, got = 0;
+	char buf[65536];
+	bool marked = false;
+	ssize_t n;
+
+	REQUIRE_USERNS();
+	start_sbx(&r, SBX_ARGV("run", "--time", "60s", "--output", "64M", "--", "/bin/sh", "-c",
+			       "head -c 8388608 /dev/zero; echo MARK; exec sleep 20"));
+	while (!marked && now_s() - r.start < 15.0) {
+		struct pollfd p = { .fd = r.out, .events = POLLIN };
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		n = read(r.out, buf, sizeof(buf));
+		if (n <= 0)
+			break;
+		/* the zeros, then the line: look for it in what follows them */
+		for (ssize_t i = 0; i < n && !marked; i++, got++)
+			marked = got >= burst && buf[i] == 'M';
+	}
+	double t = now_s() - r.start;
+	kill(r.pid, SIGINT);
+	wait_sbx(&r, 15.0, &status);
+	close(r.out);
+	free(read_stderr(&r));
+	cr_assert(marked, "no MARK after %zu bytes in %.1f s: the batch held it", got, t);
+	cr_assert_eq(got, burst + 1, "%zu bytes before MARK, want %zu", got - 1, burst);
+	cr_assert(t < 15.0, "MARK came at %.1f s", t);
 }
