@@ -186,15 +186,16 @@ class Bench:
             st["cpu_user_ms"], st["cpu_sys_ms"] = round(user_s * 1e3, 4), round(system_s * 1e3, 4)
         return st
 
-    def interleaved(self, items, runs, warmup, rounds=4):
+    def interleaved(self, items, runs, warmup, rounds=4, label="startup", check=True):
         """Time several commands in alternating rounds, so load that comes and goes
         (other jobs on a 2-CPU box) hits them all alike; {key: stats}."""
         acc = {key: ([], [], []) for key, _, _ in items}
-        live = [(k, c, sh) for k, c, sh in items if self.check_runs("startup." + k, c, sh)]
-        per = max(2, runs // rounds)
+        live = [(k, c, sh) for k, c, sh in items
+                if not check or self.check_runs(f"{label}.{k}", c, sh)]
+        per = max(1 if not check else 2, runs // rounds)
         for _ in range(rounds):
             for key, cmd, shell in list(live):
-                raw = self.hyperfine_raw("startup." + key, cmd, per, warmup, shell, False)
+                raw = self.hyperfine_raw(f"{label}.{key}", cmd, per, warmup, shell, False)
                 if raw is None:
                     live = [x for x in live if x[0] != key]
                     continue
@@ -331,9 +332,10 @@ class Bench:
             self.skip("throughput.bwrap", "bwrap is not installed")
         if self.need("throughput.sbx", sbx=True):
             cmds["sbx"] = shlex.quote(self.sbx) + " run -q -- /bin/true"
+        # one run of each command checks it works; the pipelines are not run twice
+        cmds = {k: c for k, c in cmds.items() if self.check_runs(f"throughput.{k}", c, True)}
         for par in ((8,) if self.quick else (2, 8)):
-            for name, cmd in cmds.items():
-                self.throughput_one(f"p{par}", name, cmd, par)
+            self.throughput_rounds(f"p{par}", cmds, par)
             rows = self.res["throughput"].get(f"p{par}", {})
             self.launcher_correction(rows, ("median",))
             for st in rows.values():
@@ -341,20 +343,24 @@ class Bench:
                     st["runs_per_s_uncorrected"] = st["runs_per_s"]
                     st["runs_per_s"] = round(st["jobs"] / (st["median"] / 1e3), 1)
 
-    def throughput_one(self, key, name, cmd, par):
+    def throughput_rounds(self, key, cmds, par):
+        """200 runs of each command, PAR at a time, timed in interleaved rounds
+        (every command once per round, 6 rounds): the machine's drift over the
+        step's minute hits sbx and bwrap alike, as in start-up and the relay."""
         total = 40 if self.quick else 200
-        line = f"seq {total} | xargs -P {par} -I{{}} {cmd}"
-        label = f"throughput.{key}.{name}"
-        # one run of the command checks it works; the pipeline is not run twice
-        # 5 runs: the step is a full run's longest (6 commands x 2 x 200 runs)
-        st = self.check_runs(label, cmd, True) and self.hyperfine(
-            label, line, 5 if not self.quick else 2, 1 if not self.quick else 0, shell=True,
-            setup_check=False)
-        st = st or None
-        if st:
-            st["runs_per_s"] = round(total / (st["median"] / 1e3), 1)
-            st["parallel"], st["jobs"] = par, total
-        self.res["throughput"].setdefault(key, {})[name] = st
+        items = [(name, f"seq {total} | xargs -P {par} -I{{}} {cmd}", True)
+                 for name, cmd in cmds.items()]
+        rounds = 2 if self.quick else 6
+        got = self.interleaved(items, rounds, 0, rounds=rounds,
+                               label=f"throughput.{key}", check=False)
+        rows = self.res["throughput"].setdefault(key, {})
+        for name in cmds:
+            st = got.get(name)
+            if st:
+                st["runs_per_s"] = round(total / (st["median"] / 1e3), 1)
+                st["parallel"], st["jobs"] = par, total
+                st["method"] = f"interleaved rounds ({rounds}, one run of each per round)"
+            rows[name] = st or None
 
     # ----- 4. output relay -----------------------------------------------
 
