@@ -113,6 +113,7 @@ static void start_run(struct sup *s)
 	if (ready_hook(s) < 0)
 		return;
 	vlog_line(&s->vlog, "workspace ready");
+	cputree_sockets_baseline(&s->cpu); /* nothing of the program runs yet */
 	if (ctl_send(s, CTL_GO) != 0) {
 		s->setup_errno = errno;
 		snprintf(s->setup_text, sizeof(s->setup_text), "sending GO to the jail's init");
@@ -309,6 +310,7 @@ void sup_reap_init(struct sup *s)
 	epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->jail.pidfd, NULL);
 	sup_drain_ctl(s); /* EXITED may still be queued behind the init's death */
 	vlog_line(&s->vlog, "init reaped");
+	sup_check_files_at_end(s);
 }
 
 /* Wait for the init after a failure inside the loop: sbx never leaves a jail. */

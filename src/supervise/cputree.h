@@ -49,7 +49,8 @@ struct cputree {
 	int tmpfs_fd[CPUTREE_MAX_TMPFS]; /* the jail's tmpfs roots (from the init) */
 	size_t ntmpfs;
 	int diag_fd;    /* sock_diag in the jail's own netns (from the init), -1 = none */
-	int64_t files_kib; /* tmpfs + socket queues when last counted, -1 = never */
+	int sockstat_fd; /* that netns's sockstat (the init's /proc/1/net), -1 = none */
+	int64_t sockets_base; /* its socket count before GO (sbx's own), -1 = unknown */
 	long ticks_per_s;
 	struct cpu_proc *procs; /* the last sample (sorted by pid) */
 	size_t n, cap;
@@ -78,6 +79,9 @@ void cputree_use_tmpfs(struct cputree *t, int fd);
 /* Charge the queues of the unix sockets of the network namespace that the
  * sock_diag socket FD belongs to.  Takes ownership of FD. */
 void cputree_use_sock_diag(struct cputree *t, int fd);
+/* Before GO: count the sockets of the jail's network namespace, which are
+ * sbx's own, so that a sample with no more than these skips the dump. */
+void cputree_sockets_baseline(struct cputree *t);
 void cputree_free(struct cputree *t);
 
 /* CPU ms used by every process the tree ever had, as far as the samples
@@ -94,13 +98,16 @@ void cputree_final_ms(const struct cputree *t, const struct rusage *ru, double *
 
 /*
  * Memory the jail holds, in KiB: the files in its tmpfs mounts and the
- * queues of its unix sockets (counted now when FILES_DUE or never counted,
- * else as last counted) plus what its live processes hold (from the last
- * sample): the sum of their RSS while the total is within LIMIT_KIB, else
- * the sum of their PSS (smaps_rollup), so that pages shared after fork()
- * count once.  -1 when there is no jail /proc to read.
+ * queues of its unix sockets (now, every sample: a burst held between two
+ * counts 100 ms apart went unseen) plus what its live processes hold (from
+ * the last sample): the sum of their RSS while the total is within
+ * LIMIT_KIB, else the sum of their PSS (smaps_rollup), so that pages shared
+ * after fork() count once.  -1 when there is no jail /proc to read.
  */
-int64_t cputree_memory_kib(struct cputree *t, int64_t limit_kib, bool files_due);
+int64_t cputree_memory_kib(struct cputree *t, int64_t limit_kib);
+
+/* KiB of files in the jail's tmpfs mounts now: what outlives its processes. */
+int64_t cputree_tmpfs_kib(const struct cputree *t);
 
 /* The largest resident set of one process the samples saw, in KiB (0
  * before a sample): the processes the kernel kills with the init are never

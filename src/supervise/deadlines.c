@@ -26,20 +26,15 @@ void sup_give_up_output(struct sup *s)
  * each would take 32 GiB.  The jail's processes together must stay within
  * memory_mb; past it the jail is killed at once (requirements item 16).
  */
-static void check_memory(struct sup *s, int64_t now)
+static void check_memory(struct sup *s)
 {
 	uint64_t mb = policy_limit(s->pol, LIM_MEMORY_MB);
 	int64_t limit_kib, kib;
-	/* files and socket queues: as often as a still tree is sampled (the
-	 * processes' RSS comes with every sample), every sample near the limit */
-	bool files_due = s->memory_near_limit || now - s->t_files >= SAMPLE_MAX_NS;
 
 	if (mb == LIMIT_UNLIMITED || s->memory_exceeded)
 		return;
-	if (files_due)
-		s->t_files = now;
 	limit_kib = (int64_t)mb * 1024;
-	kib = cputree_memory_kib(&s->cpu, limit_kib, files_due);
+	kib = cputree_memory_kib(&s->cpu, limit_kib);
 	s->memory_near_limit = kib > limit_kib / 2;
 	if (kib > limit_kib) {
 		s->memory_exceeded = true;
@@ -47,6 +42,28 @@ static void check_memory(struct sup *s, int64_t now)
 		vlog_line(&s->vlog, "tree memory %lld KiB > limit %lld KiB",
 			  (long long)kib, (long long)limit_kib);
 		sup_kill_init(s);
+	}
+}
+
+/*
+ * The files a tree wrote outlive it in the tmpfs: a program that wrote past
+ * memory_mb and exited between two samples still holds that memory, so
+ * its run is a memory-limit too, however fast it was.
+ */
+void sup_check_files_at_end(struct sup *s)
+{
+	uint64_t mb = policy_limit(s->pol, LIM_MEMORY_MB);
+	int64_t kib;
+
+	/* with a cgroup the kernel charged the files to memory.max as written */
+	if (mb == LIMIT_UNLIMITED || s->memory_exceeded || s->cg.active || !s->go_sent)
+		return;
+	kib = cputree_tmpfs_kib(&s->cpu);
+	if (kib > (int64_t)mb * 1024) {
+		s->memory_exceeded = true;
+		s->memory_seen_kib = kib;
+		vlog_line(&s->vlog, "tmpfs files %lld KiB at the end > limit %lld KiB",
+			  (long long)kib, (long long)mb * 1024);
 	}
 }
 
@@ -93,7 +110,7 @@ static void check_meter(struct sup *s, int64_t now)
 
 	/* with a cgroup the kernel holds the tree to memory.max itself */
 	if (used >= 0 && !s->cg.active)
-		check_memory(s, now);
+		check_memory(s);
 	/* the memory check's cost too: smaps_rollup of processes that share
 	 * pages after fork() walks their page tables (sbx spun at 90 %) */
 	next_sample(s, now, own_cpu_ns() - t0);

@@ -84,7 +84,6 @@ struct sup {
 	int64_t cpu_sampled_ms;     /* last whole-tree sample (0 = none) */
 	int64_t sample_ns;          /* the meter's current interval */
 	int64_t t_churn;            /* when a sample last saw a birth or death */
-	int64_t t_files;            /* when the meter last counted tmpfs + sockets */
 	int64_t setup_cpu_ms;       /* the jail's CPU before GO (the init's setup) */
 	bool rusage_ok;
 	struct rusage init_ru;
@@ -119,6 +118,8 @@ void sup_reap_blocking(struct sup *s);
 void sup_check_deadlines(struct sup *s);
 void sup_arm_timer(struct sup *s);
 void sup_give_up_output(struct sup *s);
+/* deadlines.c, once the init is reaped: the tmpfs files against memory_mb. */
+void sup_check_files_at_end(struct sup *s);
 
 /* classify.c: fill s->res from the facts once the run settled. */
 void sup_classify(struct sup *s);

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <netinet/tcp.h>
 #include <linux/netlink.h>
@@ -113,6 +114,18 @@ static uint64_t one_socket(const struct nlmsghdr *h)
 	else if (!has_peer && m->udiag_type == SOCK_DGRAM)
 		mem += rqueue;
 	return mem;
+}
+
+int64_t sockmem_sockets_used(int fd)
+{
+	char text[128];
+	long long used;
+	ssize_t n = fd >= 0 ? pread(fd, text, sizeof(text) - 1, 0) : -1;
+
+	if (n <= 0)
+		return -1;
+	text[n] = '\0';
+	return sscanf(text, "sockets: used %lld", &used) == 1 && used >= 0 ? used : -1;
 }
 
 int64_t sockmem_unix_kib(int fd)

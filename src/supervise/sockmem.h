@@ -17,6 +17,11 @@
 /* Is FD a NETLINK_SOCK_DIAG socket (what the init sends for this)? */
 bool sockmem_is_diag(int fd);
 
+/* How many sockets the network namespace of the /proc/PID/net/sockstat
+ * open at FD has ("sockets: used N"), or -1 when it cannot be read: one
+ * pread, against the dump's netlink round trip. */
+int64_t sockmem_sockets_used(int fd);
+
 /* KiB that the unix sockets of FD's network namespace hold in their send
  * and receive queues, or -1 when the dump fails. */
 int64_t sockmem_unix_kib(int fd);
