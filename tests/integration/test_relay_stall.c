@@ -227,3 +227,39 @@ Test(lifetime, a_line_after_a_burst_comes_out_while_the_program_runs)
 	cr_assert_eq(got, burst + 1, "%zu bytes before MARK, want %zu", got - 1, burst);
 	cr_assert(t < 15.0, "MARK came at %.1f s", t);
 }
+
+/*
+ * stdout and stderr on one pipe (2>&1): a burst on stderr, read in batches,
+ * then a line on stdout.  The line woke sbx at once and was read before
+ * the batch still in stderr's pipe: it came out up to 24 KiB before the
+ * burst's end in 4 of 8 runs (never before batching).  The batch goes
+ * first; eight runs, the line last in each.
+ */
+#define BURST_PY                                                               \
+	"import os, time\n"                                                    \
+	"b = b'e' * 8192\n"                                                    \
+	"for i in range(256):\n"                                               \
+	"    os.write(2, b); time.sleep(0.00002)\n"                            \
+	"os.write(1, b'END\\n')\n"
+
+Test(lifetime, a_line_after_a_stderr_burst_stays_after_it_in_2_to_1)
+{
+	REQUIRE_USERNS();
+	if (access("/usr/bin/python3", X_OK) != 0)
+		cr_skip_test("SKIP: no /usr/bin/python3 for the writer");
+	for (int i = 0; i < 8; i++) {
+		char *out, *cmd = xasprintf("'%s' run -q --output 64M -- /usr/bin/python3 -c \"%s\"",
+					    sbx_path(), BURST_PY);
+		int rc = host_sh(cmd, &out);
+		size_t len = strlen(out);
+		const char *end = strstr(out, "END");
+
+		cr_assert_eq(rc, 0, "run %d: exit %d: %.300s", i + 1, rc, out);
+		cr_assert_eq(len, (size_t)(256 * 8192 + 4), "run %d: %zu bytes", i + 1, len);
+		cr_assert(end && (size_t)(end - out) == len - 4,
+			  "run %d: the stdout line at %td of %zu: stderr's batch came after it",
+			  i + 1, end ? end - out : (ptrdiff_t)-1, len);
+		free(out);
+		free(cmd);
+	}
+}
