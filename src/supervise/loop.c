@@ -190,8 +190,8 @@ static bool settled(const struct sup *s)
 }
 
 /* A batched stream is read when its time comes, and whenever the other
- * stream is read: stdout's earlier bytes go out before stderr's later
- * ones, as without batching. */
+ * stream is read, and first (handle_ready): its earlier bytes go out
+ * before the other's later ones, as without batching. */
 static void batches_due(struct sup *s, bool ready[TAG_COUNT], bool batch[2])
 {
 	int64_t now = monotonic_ns();
@@ -213,7 +213,12 @@ static int handle_ready(struct sup *s, const bool ready[TAG_COUNT], const bool b
 		sup_drain_ctl(s);
 	if (ready[TAG_PIDFD])
 		sup_reap_init(s);
-	for (int i = 0; i < 2; i++) {
+	/* the other stream woke us as soon as its bytes came; a batch's are
+	 * older: read stderr's first when only it was batched (2>&1 keeps the
+	 * order: a stdout line after a stderr burst came out before its end) */
+	for (int k = 0, first = batch[1] && !batch[0]; k < 2; k++) {
+		int i = k ? 1 - first : first;
+
 		if (ready[TAG_OUT_DEST + i])
 			relay_flush(&s->out[i], &s->out[i].dest);
 		if (ready[TAG_OUT_COPY + i])
