@@ -4,6 +4,7 @@
  */
 #include "base/ids.h"
 
+#include <errno.h>
 #include <grp.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -41,26 +42,64 @@ bool ids_host_root(void)
 	return cached;
 }
 
+/*
+ * The files lookups of glibc (getpwuid, getpwnam, getgrnam), which a static
+ * sbx cannot call (ids.h), as nss_files does them: the first entry that
+ * matches, past NIS compat markers ("+", "+name", "-name": they parse with
+ * uid 0, a bare "+" with no home), and past a line longer than the buffer
+ * (ERANGE: the buffer grows, up to IDS_LINE_MAX, and the line is read
+ * again from its start; past that the scan ends, not found).
+ */
+#define IDS_LINE_MAX (1 << 20)
+#define IDS_LINE_START 4096
+
+static bool compat_marker(const char *name)
+{
+	return name[0] == '+' || name[0] == '-';
+}
+
+/* After ERANGE for the line at AT: a buffer twice as big and the stream
+ * back at the line's start (glibc seeks back itself; an older one did
+ * not, and its rest would have read as an entry of its own). */
+static bool grow(FILE *f, off_t at, char **buf, size_t *cap)
+{
+	char *bigger;
+
+	if (*cap >= IDS_LINE_MAX || at < 0 || fseeko(f, at, SEEK_SET) != 0 ||
+	    !(bigger = realloc(*buf, *cap * 2)))
+		return false;
+	*buf = bigger;
+	*cap *= 2;
+	return true;
+}
+
 /* The entry of /etc/passwd that NAME (or, without a name, UID) names. */
 static bool passwd_entry(const char *name, uid_t uid, uid_t *uid_out, char **home)
 {
 	FILE *f = fopen("/etc/passwd", "re");
+	size_t cap = IDS_LINE_START;
+	char *buf = malloc(cap);
 	struct passwd pw, *hit = NULL;
-	char buf[4096];
-	bool found = false;
+	bool found = false, ok;
 
-	if (!f)
-		return false;
-	while (!found && fgetpwent_r(f, &pw, buf, sizeof(buf), &hit) == 0 && hit)
-		found = name ? !strcmp(pw.pw_name, name) : pw.pw_uid == uid;
-	fclose(f);
-	if (!found)
-		return false;
-	if (uid_out)
+	while (f && buf && !found) {
+		off_t at = ftello(f);
+		int rc = fgetpwent_r(f, &pw, buf, cap, &hit);
+
+		if (rc == ERANGE && grow(f, at, &buf, &cap))
+			continue;
+		if (rc != 0 || !hit)
+			break;
+		if (!compat_marker(pw.pw_name))
+			found = name ? !strcmp(pw.pw_name, name) : pw.pw_uid == uid;
+	}
+	ok = found && (!home || (pw.pw_dir && (*home = strdup(pw.pw_dir))));
+	if (ok && uid_out)
 		*uid_out = pw.pw_uid;
-	if (home && !(*home = strdup(pw.pw_dir)))
-		return false;
-	return true;
+	free(buf);
+	if (f)
+		fclose(f);
+	return ok;
 }
 
 bool ids_user_uid(const char *name, uid_t *uid)
@@ -78,16 +117,26 @@ char *ids_user_home(uid_t uid)
 bool ids_group_gid(const char *name, gid_t *gid)
 {
 	FILE *f = fopen("/etc/group", "re");
+	size_t cap = IDS_LINE_START;
+	char *buf = malloc(cap);
 	struct group gr, *hit = NULL;
-	char buf[16384]; /* a group line lists its members */
 	bool found = false;
 
-	if (!f)
-		return false;
-	while (!found && fgetgrent_r(f, &gr, buf, sizeof(buf), &hit) == 0 && hit)
-		found = !strcmp(gr.gr_name, name);
-	fclose(f);
+	while (f && buf && !found) {
+		off_t at = ftello(f);
+		int rc = fgetgrent_r(f, &gr, buf, cap, &hit);
+
+		/* a group line lists its members: it may be long */
+		if (rc == ERANGE && grow(f, at, &buf, &cap))
+			continue;
+		if (rc != 0 || !hit)
+			break;
+		found = !compat_marker(gr.gr_name) && !strcmp(gr.gr_name, name);
+	}
 	if (found)
 		*gid = gr.gr_gid;
+	free(buf);
+	if (f)
+		fclose(f);
 	return found;
 }
