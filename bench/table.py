@@ -16,7 +16,7 @@ STARTUP = {"bare": "bare /bin/true", "unshare": "unshare -Urmpfiun --mount-proc"
            "bwrap_same": "bwrap_same: sbx's mounts + seccomp",
            "bwrap_same_robind": "bwrap_same, /etc files as ro-binds",
            "withfds": "withfds FD=FILE... -- /bin/true (launcher)",
-           "sbx_version": "sbx --version (exec+link)", "sbx": "sbx run -q -- /bin/true",
+           "sbx_version": "sbx --version (exec, no jail)", "sbx": "sbx run -q -- /bin/true",
            "sbx_no_report": "sbx run -q --no-syscall-report", "sbx_base": "SBX_BASE run -q (main)",
            "sbx_net_host": "sbx run -q --net host"}
 
