@@ -73,32 +73,76 @@ static bool grow(FILE *f, off_t at, char **buf, size_t *cap)
 	return true;
 }
 
+/* One of the two account files, read entry by entry into its buffer. */
+struct db {
+	FILE *f;
+	char *buf;
+	size_t cap;
+};
+
+/* fgetpwent_r or fgetgrent_r: 0 with an entry, else ERANGE or the end. */
+typedef int (*db_next_fn)(FILE *f, void *entry, char *buf, size_t cap);
+
+static int next_passwd(FILE *f, void *entry, char *buf, size_t cap)
+{
+	struct passwd *hit = NULL;
+	int rc = fgetpwent_r(f, entry, buf, cap, &hit);
+
+	return rc ? rc : hit ? 0 : ENOENT;
+}
+
+static int next_group(FILE *f, void *entry, char *buf, size_t cap)
+{
+	struct group *hit = NULL;
+	int rc = fgetgrent_r(f, entry, buf, cap, &hit);
+
+	return rc ? rc : hit ? 0 : ENOENT;
+}
+
+static bool db_open(struct db *d, const char *path)
+{
+	d->cap = IDS_LINE_START;
+	d->buf = malloc(d->cap);
+	d->f = d->buf ? fopen(path, "re") : NULL;
+	return d->f != NULL;
+}
+
+static void db_close(struct db *d)
+{
+	if (d->f)
+		fclose(d->f);
+	free(d->buf);
+}
+
+/* The next entry into ENTRY (its strings in D's buffer); false at the end. */
+static bool db_read(struct db *d, db_next_fn next, void *entry)
+{
+	for (;;) {
+		off_t at = ftello(d->f);
+		int rc = next(d->f, entry, d->buf, d->cap);
+
+		/* a group line lists its members: any line may be long */
+		if (rc == ERANGE && grow(d->f, at, &d->buf, &d->cap))
+			continue;
+		return rc == 0;
+	}
+}
+
 /* The entry of /etc/passwd that NAME (or, without a name, UID) names. */
 static bool passwd_entry(const char *name, uid_t uid, uid_t *uid_out, char **home)
 {
-	FILE *f = fopen("/etc/passwd", "re");
-	size_t cap = IDS_LINE_START;
-	char *buf = malloc(cap);
-	struct passwd pw, *hit = NULL;
+	struct db d;
+	struct passwd pw;
 	bool found = false, ok;
 
-	while (f && buf && !found) {
-		off_t at = ftello(f);
-		int rc = fgetpwent_r(f, &pw, buf, cap, &hit);
-
-		if (rc == ERANGE && grow(f, at, &buf, &cap))
-			continue;
-		if (rc != 0 || !hit)
-			break;
-		if (!compat_marker(pw.pw_name))
-			found = name ? !strcmp(pw.pw_name, name) : pw.pw_uid == uid;
-	}
+	if (db_open(&d, "/etc/passwd"))
+		while (!found && db_read(&d, next_passwd, &pw))
+			found = !compat_marker(pw.pw_name) &&
+				(name ? !strcmp(pw.pw_name, name) : pw.pw_uid == uid);
 	ok = found && (!home || (pw.pw_dir && (*home = strdup(pw.pw_dir))));
 	if (ok && uid_out)
 		*uid_out = pw.pw_uid;
-	free(buf);
-	if (f)
-		fclose(f);
+	db_close(&d);
 	return ok;
 }
 
@@ -116,27 +160,15 @@ char *ids_user_home(uid_t uid)
 
 bool ids_group_gid(const char *name, gid_t *gid)
 {
-	FILE *f = fopen("/etc/group", "re");
-	size_t cap = IDS_LINE_START;
-	char *buf = malloc(cap);
-	struct group gr, *hit = NULL;
+	struct db d;
+	struct group gr;
 	bool found = false;
 
-	while (f && buf && !found) {
-		off_t at = ftello(f);
-		int rc = fgetgrent_r(f, &gr, buf, cap, &hit);
-
-		/* a group line lists its members: it may be long */
-		if (rc == ERANGE && grow(f, at, &buf, &cap))
-			continue;
-		if (rc != 0 || !hit)
-			break;
-		found = !compat_marker(gr.gr_name) && !strcmp(gr.gr_name, name);
-	}
+	if (db_open(&d, "/etc/group"))
+		while (!found && db_read(&d, next_group, &gr))
+			found = !compat_marker(gr.gr_name) && !strcmp(gr.gr_name, name);
 	if (found)
 		*gid = gr.gr_gid;
-	free(buf);
-	if (f)
-		fclose(f);
+	db_close(&d);
 	return found;
 }
