@@ -78,10 +78,14 @@ static bool dest_limited(const struct out_stream *o, const struct out_budget *b)
 }
 
 static void note_rate(struct out_stream *o, const struct out_stream *other,
-		      const struct out_budget *b, uint64_t moved)
+		      const struct out_budget *b, uint64_t moved, bool batch)
 {
 	int64_t now = monotonic_ns();
-	bool fast = moved >= BATCH_BYTES || (moved > 0 && now - o->moved_ns < BATCH_GAP_NS);
+	/* a batch's turn comes BATCH_NS after the last: any bytes keep it on
+	 * (else a stream went in and out of it, and while out, a line on the
+	 * other stream in the same turn could pass its last chunk) */
+	bool fast = moved >= BATCH_BYTES ||
+		    (moved > 0 && (batch || now - o->moved_ns < BATCH_GAP_NS));
 	/* both streams busy: each write read at once keeps their interleaving
 	 * (2>&1 into one file) as close as the pipes let it be */
 	bool alone = other->moved_ns == 0 || now - other->moved_ns > BATCH_QUIET_NS;
@@ -117,7 +121,7 @@ static int pump_output(struct sup *s, int i, bool batch)
 		s->output_limited = true;
 		sup_kill_init(s); /* output-limit: the policy says kill (spec §5) */
 	}
-	note_rate(o, &s->out[1 - i], &s->budget, o->bytes - before);
+	note_rate(o, &s->out[1 - i], &s->budget, o->bytes - before, batch);
 	return 0;
 }
 
