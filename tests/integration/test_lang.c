@@ -34,7 +34,9 @@ static void run_lang(struct sbx_result *r, const char *lang, const char *name,
 	argv[n++] = "--";
 	argv[n++] = file;
 	argv[n] = NULL;
-	sbx_run(r, NULL, argv);
+	/* a bound for a hang, not a timing: two g++ stages under emulation
+	 * (make vmcheck, TCG, beside another test) took over the default 20 s */
+	sbx_run(r, &(struct sbx_opts){ .deadline_s = 90 }, argv);
 	rm_tree(dir);
 	free(file);
 	free(dir);
