@@ -404,7 +404,11 @@ Test(lifetime, setsid_orphan_holding_stdout_does_not_hang_sbx)
 	sbx_result_free(&r);
 }
 
-/* A SIGTERM-ignoring child with a heartbeat stops when the run ends (item 32). */
+/*
+ * A SIGTERM-ignoring child with a heartbeat stops when the run ends (item 32).
+ * The parent exits after the first beat, not after a fixed sleep: under TCG the
+ * child's first touch came later than 0.3 s and the test failed for nothing.
+ */
 Test(lifetime, sigterm_ignoring_child_stops_after_run)
 {
 	struct sbx_result r;
@@ -417,7 +421,7 @@ Test(lifetime, sigterm_ignoring_child_stops_after_run)
 	chmod(dir, 0777);
 	run(&r, SBX_ARGV("run", "-B", bind, "--", "/bin/sh", "-c",
 			 "(trap '' TERM; exec >/dev/null 2>&1; while :; do touch /hb/beat; "
-			 "sleep 0.05; done) & sleep 0.3; exit 0"));
+			 "sleep 0.05; done) & while [ ! -e /hb/beat ]; do sleep 0.05; done; exit 0"));
 	ASSERT_STATUS(&r, "ok");
 	cr_assert_eq(stat(beat, &a), 0, "heartbeat never ran");
 	usleep(500 * 1000);
@@ -431,11 +435,30 @@ Test(lifetime, sigterm_ignoring_child_stops_after_run)
 	free(beat);
 }
 
-/* kill -9 of sbx: the jail dies with it (item 30). */
+/* How many processes have `marker` in their command line. */
+static int marker_count(const char *marker)
+{
+	/* "[s]bx" so that grep does not find its own command line */
+	char *cmd = xasprintf("grep -l -a -- '[s]%s' /proc/[0-9]*/cmdline 2>/dev/null | "
+			      "grep -v self | wc -l", marker + 1);
+	FILE *p = popen(cmd, "r");
+	int count = -1;
+
+	cr_assert(p && fscanf(p, "%d", &count) == 1);
+	pclose(p);
+	free(cmd);
+	return count;
+}
+
+/*
+ * kill -9 of sbx: the jail dies with it (item 30).  sbx is killed once the
+ * jail's sleep is seen, not after a fixed wait: under TCG the jail was not
+ * up after 0.4 s, and the test then proved nothing.
+ */
 Test(lifetime, sigkill_of_sbx_leaves_no_jail_process)
 {
 	char marker[64];
-	int status;
+	int status, count = 0;
 
 	REQUIRE_USERNS();
 	snprintf(marker, sizeof(marker), "sbx-orphan-%d", getpid());
@@ -447,19 +470,17 @@ Test(lifetime, sigkill_of_sbx_leaves_no_jail_process)
 		      "exec -a \"$0\" /bin/sleep 60", marker, (char *)NULL);
 		_exit(127);
 	}
-	usleep(400 * 1000);
+	/* sbx's own argv and the jail's sleep both carry the marker */
+	for (int i = 0; i < 400 && count < 2; i++) {
+		usleep(50 * 1000);
+		count = marker_count(marker);
+	}
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
-	usleep(1000 * 1000);
-	/* "[s]bx" so that grep does not find its own command line */
-	char *cmd = xasprintf("grep -l -a -- '[s]%s' /proc/[0-9]*/cmdline 2>/dev/null | "
-			      "grep -v self | wc -l", marker + 1);
-	FILE *p = popen(cmd, "r");
-	int count = -1;
-	cr_assert(fscanf(p, "%d", &count) == 1);
-	pclose(p);
-	free(cmd);
-	cr_assert_eq(count, 0, "%d jail processes survived sbx's death", count);
+	cr_assert_geq(count, 2, "the jail's sleep never started (%d found)", count);
+	for (int i = 0; i < 100 && (count = marker_count(marker)) > 0; i++)
+		usleep(50 * 1000);
+	cr_assert_eq(count, 0, "%d jail processes survived sbx's death by 5 s", count);
 }
 
 /* A single-process memory bomb is stopped by RLIMIT_DATA (MemoryError): never
