@@ -366,13 +366,17 @@ class Bench:
 
     def relay(self):
         """Bare pipe and sbx in interleaved pairs, wall clock per run (relaypairs.py)."""
-        print("4. output relay (1 GiB, pinned to CPU 0, interleaved pairs)", file=sys.stderr)
+        print("4. output relay (1 GiB, pinned to CPU 0, interleaved rounds)", file=sys.stderr)
         if not self.need("relay", "taskset"):
             return
         n, w = (1, 0) if self.quick else (12, 1)
         bare = [self.tools["taskset"], "-c", "0", "sh", "-c", "head -c 1G /dev/zero | cat"]
-        sbx = self.relay_cmd() if self.need("relay.sbx", sbx=True) and self.relay_valid() else None
-        got = relaypairs.pairs(bare, sbx, n, w)
+        cmds = []
+        if self.need("relay.sbx", sbx=True) and self.relay_valid():
+            # pipefail: the pipeline's status is sbx's as well as cat's
+            pipe = ["bash", "-o", "pipefail", "-c", shlex.join(self.relay_cmd()[3:]) + " | cat"]
+            cmds = [("sbx", self.relay_cmd()), ("sbx_into_pipe", self.relay_cmd()[:3] + pipe)]
+        got = relaypairs.pairs(bare, cmds, n, w)
         if got.get("error"):
             self.skip("relay", got["error"])
             return

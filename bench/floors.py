@@ -47,6 +47,9 @@ def ratios(res):
         "relay_sbx_over_bare": ratio((r.get("sbx") or {}).get("MB_per_s"),
                                      (r.get("bare_pipe") or {}).get("MB_per_s")),
         "relay_sbx_over_bare_paired": (r.get("sbx") or {}).get("bare_over_sbx_median"),
+        # shown, not judged: into `| cat`, one pipe hop more than the bare pipe
+        "relay_sbx_into_pipe_over_bare_paired": (r.get("sbx_into_pipe") or {}).get(
+            "bare_over_sbx_median"),
         "refusals_report_over_no_report": ratio(med(d.get("sbx_report")), med(d.get("sbx_no_report"))),
     }
     # the bound of any design that sees every refused call: the round

@@ -79,6 +79,11 @@ def table_rows(res):
     return rows
 
 
+RELAY_LABELS = {"bare_pipe": "bare pipe: head | cat (pinned)",
+                "sbx": "sbx passthrough to /dev/null (pinned)",
+                "sbx_into_pipe": "sbx passthrough into | cat (pinned)"}
+
+
 def relay_rows(res):
     """The relay's rows; a results file from before the pairs has only the median."""
     rows = []
@@ -93,8 +98,7 @@ def relay_rows(res):
             spread += (f"; bare/sbx per pair: median {st['bare_over_sbx_median']:.2f}, "
                        f"{st['bare_over_sbx_min']:.2f} to {st['bare_over_sbx_max']:.2f}, "
                        f"cpu {st['cpu_bare_over_sbx_median']:.2f}")
-        rows.append(("relay 1 GiB", "bare pipe (pinned)" if k == "bare_pipe" else "sbx passthrough (pinned)",
-                     f"{st['MB_per_s']:.0f} MB/s", spread))
+        rows.append(("relay 1 GiB", RELAY_LABELS.get(k, k), f"{st['MB_per_s']:.0f} MB/s", spread))
     return rows
 
 
