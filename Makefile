@@ -65,20 +65,22 @@ SBX        := $(BUILD)/sbx
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
-CFLAGS  += -std=gnu11 $(OPT) -Wall -Wextra -Werror -Wshadow -Wformat=2 \
+# override: CFLAGS= or LDFLAGS= on the command line (a packager's
+# dpkg-buildflags) add to these, not drop the warnings and the hardening.
+override CFLAGS  += -std=gnu11 $(OPT) -Wall -Wextra -Werror -Wshadow -Wformat=2 \
            -Wno-unused-parameter -D_FORTIFY_SOURCE=2 -D_GNU_SOURCE \
            -fstack-protector-strong -fPIE -MMD -MP \
            -DSBX_VERSION='"$(VERSION)"' -Isrc -I$(BUILD)/gen -Ithird_party \
            $(PKG_CFLAGS) $(SAN_FLAGS)
 comma   := ,
-LDFLAGS += -pie -Wl,-z,relro,-z,now $(SAN_FLAGS)
+override LDFLAGS += -pie -Wl,-z,relro,-z,now $(SAN_FLAGS)
 # sbx itself is a static PIE when the C library's archive is there (Debian's
 # libc6-dev ships it) and no sanitizer is on (they need the dynamic loader):
 # no loader, no relocations of shared libraries, and the supervisor's pages
 # are only the code it links, not all of libc.so's (issue 17: peak RSS 2.3
 # -> 1.5 MiB).  Test programs stay dynamic (Criterion ships no archive).
 STATIC_PIE  := $(if $(SAN_FLAGS),,$(if $(filter /%,$(shell $(CC) -print-file-name=libc.a)),-static-pie))
-SBX_LDFLAGS := $(if $(STATIC_PIE),$(STATIC_PIE) -Wl$(comma)-z$(comma)relro$(comma)-z$(comma)now,$(LDFLAGS))
+SBX_LDFLAGS := $(if $(STATIC_PIE),$(STATIC_PIE) $(filter-out -pie,$(LDFLAGS)),$(LDFLAGS))
 # libseccomp is linked in when its archive is there (Debian's -dev package
 # ships it): every shared library costs each run its mappings, relocations
 # and page faults before main() (issue 17).
