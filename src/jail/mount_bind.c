@@ -137,6 +137,31 @@ int carries_procfs(int fd)
 	return 0;
 }
 
+/*
+ * Clone the tree of S now, while the host is still visible: the root
+ * tmpfs goes on JAIL_BUILD_DIR next, and a clone made after it of a
+ * source that is that directory (-b /tmp, -w /tmp) carried the jail's own
+ * root, writable.  nosuid+nodev on every mount of the tree: setuid files
+ * and device nodes from the host must not work inside.
+ */
+static int clone_source(const struct mount_entry *m, struct bind_src *s,
+			struct sbx_err *err)
+{
+	const char *step = "mount";
+	int tree;
+
+	if (s->procfs != 0)
+		return 0; /* mount_bind refuses it */
+	tree = mp_clone(s->fd, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+			(m->rw ? 0 : MOUNT_ATTR_RDONLY) |
+			(m->noexec ? MOUNT_ATTR_NOEXEC : 0), &step);
+	if (tree < 0)
+		return mount_fail(err, errno, m, step);
+	close(s->fd);
+	s->fd = tree;
+	return 0;
+}
+
 static int open_source(const struct mount_entry *m, struct bind_src *s,
 		       struct sbx_err *err)
 {
@@ -165,7 +190,7 @@ static int open_source(const struct mount_entry *m, struct bind_src *s,
 	if (s->fd < 0)
 		return mount_fail(err, errno, m, "open of the source");
 	s->procfs = carries_procfs(s->fd);
-	return 0;
+	return clone_source(m, s, err);
 }
 
 int mount_open_sources(struct root_build *b, struct sbx_err *err)
@@ -193,11 +218,15 @@ int mount_open_sources(struct root_build *b, struct sbx_err *err)
 		b->ws.fd = b->plan->ws_tree;
 		b->ws.premade = true;
 	} else if (ws) {
+		struct mount_entry m = { .dst = "the workspace", .src = (char *)ws,
+					 .type = MNT_BIND, .rw = true };
+
 		b->ws.fd = open(ws, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (b->ws.fd < 0)
 			return err_set(err, ERR_SETUP, errno,
 				       "workspace %s: open: %s", ws, strerror(errno));
 		b->ws.procfs = carries_procfs(b->ws.fd); /* -w /proc: the same */
+		return clone_source(&m, &b->ws, err);
 	}
 	return 0;
 }
@@ -205,9 +234,8 @@ int mount_open_sources(struct root_build *b, struct sbx_err *err)
 int mount_bind(struct root_build *b, const struct mount_entry *m, const struct bind_src *s,
 	       struct sbx_err *err)
 {
-	const char *step = "mount";
 	struct stat st;
-	int tree, dst;
+	int dst;
 
 	if (s->link) {
 		if (mp_make(b->root_fd, m->dst, LEAF_LINK, s->link) < 0)
@@ -227,24 +255,13 @@ int mount_bind(struct root_build *b, const struct mount_entry *m, const struct b
 	dst = mp_make(b->root_fd, m->dst, S_ISDIR(st.st_mode) ? LEAF_DIR : LEAF_FILE, NULL);
 	if (dst < 0)
 		return mount_fail(err, errno, m, "creating the mount point");
-	if (s->premade) { /* attrs set by hostbind.c; release() closes it */
-		if (mp_attach(s->fd, dst) < 0)
-			return mount_fail(err, mp_close2(-1, dst, errno), m,
-					  "move_mount onto the mount point");
-		close(dst);
-		vlog_line(&b->plan->vlog, "mount %s (bind%s from %s, by sbx)", m->dst,
-			  m->rw ? " rw" : "", m->src);
-		return 0;
-	}
-	/* nosuid+nodev on every mount of the tree: setuid files and device
-	 * nodes from the host must not work inside */
-	tree = mp_clone(s->fd, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
-			(m->rw ? 0 : MOUNT_ATTR_RDONLY) |
-			(m->noexec ? MOUNT_ATTR_NOEXEC : 0), &step);
-	if (tree < 0 || mp_attach(tree, dst) < 0)
-		return mount_fail(err, mp_close2(tree, dst, errno), m,
-				  tree < 0 ? step : "move_mount onto the mount point");
-	mp_close2(tree, dst, 0);
-	vlog_line(&b->plan->vlog, "mount %s (bind%s from %s)", m->dst, m->rw ? " rw" : "", m->src);
+	/* the tree is made already (clone_source, or hostbind.c when
+	 * premade); release() closes it */
+	if (mp_attach(s->fd, dst) < 0)
+		return mount_fail(err, mp_close2(-1, dst, errno), m,
+				  "move_mount onto the mount point");
+	close(dst);
+	vlog_line(&b->plan->vlog, "mount %s (bind%s from %s%s)", m->dst, m->rw ? " rw" : "",
+		  m->src, s->premade ? ", by sbx" : "");
 	return 0;
 }

@@ -1,0 +1,51 @@
+/*
+ * test_attack_caller.c - a hostile caller (stop 25 review a1): paths and
+ * inherited state handed to sbx, and what the jail then gets from them.
+ */
+#include "common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* `sbx run OPT VALUE -- sh -c ...`: does DIR show MARKER's name, does it hold
+ * an etc/passwd (the jail's root does, /tmp does not)?  Its stdout. */
+static char *look(const char *opt, const char *value, const char *dir, const char *marker)
+{
+	char *script = xasprintf("test -f %s%s && echo SEEN; "
+				 "test -e %s/etc/passwd && echo ROOT-THERE; true",
+				 dir, strrchr(marker, '/'), dir);
+	struct sbx_result r;
+	char *out;
+
+	sbx_run_sh(&r, NULL, SBX_ARGV(opt, value), script);
+	out = xasprintf("%s: status %s, stdout '%s'", opt, rec_str(&r, "status"), r.out);
+	sbx_result_free(&r);
+	free(script);
+	return out;
+}
+
+/* The jail's root was a tmpfs mounted on /tmp before the binds were cloned:
+ * an ordinary user's -B /tmp:DIR (or -w /tmp) showed the jail its own root,
+ * writable, instead of the host's /tmp. */
+Test(attack_caller, a_bind_of_tmp_shows_the_hosts_tmp_not_the_jails_root)
+{
+	char marker[] = "/tmp/sbx-a1-marker-XXXXXX";
+	char *bind, *ws;
+	int fd;
+
+	REQUIRE_USERNS();
+	fd = mkstemp(marker);
+	cr_assert(fd >= 0, "mkstemp in /tmp");
+	close(fd);
+	chmod(marker, 0644);
+	bind = look("-B", "/tmp:/mnt/h", "/mnt/h", marker);
+	ws = look("-w", "/tmp", "/mnt/data", marker);
+	unlink(marker);
+	cr_assert_str_eq(bind, "-B: status ok, stdout 'SEEN\n'");
+	cr_assert_str_eq(ws, "-w: status ok, stdout 'SEEN\n'");
+	free(bind);
+	free(ws);
+}
