@@ -368,16 +368,14 @@ static void ctl_event(const struct jail_plan *plan)
 }
 
 /* What to peek at on the target's zombie: its status in the jail's /proc
- * (none without one) and the policy's RLIMIT_CPU soft limit (rlimit.c). */
+ * (none without one) and the RLIMIT_CPU soft limit it had (rlimit.c: the
+ * caller's `ulimit -t` may be below the policy's). */
 static struct exit_probe open_exit_probe(const struct jail_plan *plan, int proc,
 					 pid_t pid)
 {
-	uint64_t ms = policy_limit(plan->policy, LIM_CPU_TIME_MS);
-	struct exit_probe ep = { .status_fd = -1 };
+	struct exit_probe ep = { .status_fd = -1, .cpu_soft = rlimit_cpu_soft_ns(plan->policy) };
 	char path[32];
 
-	if (ms != LIMIT_UNLIMITED)
-		ep.cpu_soft = (int64_t)((ms + 999) / 1000) * 1000000000;
 	if (proc < 0)
 		return ep;
 	snprintf(path, sizeof(path), "%d/status", (int)pid);

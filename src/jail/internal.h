@@ -154,6 +154,9 @@ int net_limit_dgram_queue(struct sbx_err *err);
  * seccomp. */
 int rlimit_apply(const struct policy *p, bool cgroup, struct sbx_err *err);
 int rlimit_apply_memory(const struct policy *p, bool cgroup, struct sbx_err *err);
+/* rlimit.c: the RLIMIT_CPU soft limit rlimit_apply gives (the caller's
+ * ulimit included), in ns; 0 = none. */
+int64_t rlimit_cpu_soft_ns(const struct policy *p);
 
 /* ownproc.c: /proc, checked to be the one of sbx's pid namespace (-1 and
  * err naming the fix when not); the init's /proc/<pid> directory, checked

@@ -67,26 +67,49 @@ static rlim_t policy_value(const struct policy *p, enum limit_id id, uint64_t un
 /*
  * CPU: soft = the budget rounded up to seconds, hard = soft + 1, so that
  * SIGXCPU (catchable, reported as cpu-limit) comes a second before the
- * SIGKILL.  Under a lower inherited hard limit, soft = hard - 1.
+ * SIGKILL.  Under a lower inherited hard limit, soft = hard - 1; under a
+ * lower inherited soft limit, that one.  Never a soft limit of 0: the
+ * kernel fires it at once (`ulimit -t 1`).  False when there is none.
  */
-static int set_cpu(const struct policy *p, struct sbx_err *err)
+static bool cpu_limits(const struct policy *p, const struct rlimit *cur, rlim_t *soft,
+		       rlim_t *hard)
 {
 	uint64_t ms = policy_limit(p, LIM_CPU_TIME_MS);
+
+	if (ms == 0 || ms == LIMIT_UNLIMITED)
+		return false;
+	*soft = (ms + 999) / 1000;
+	*hard = *soft + 1;
+	if (cur->rlim_max != RLIM_INFINITY && cur->rlim_max < *hard) {
+		*hard = cur->rlim_max;
+		*soft = *hard > 1 ? *hard - 1 : *hard;
+	}
+	*soft = strictest(*soft, cur->rlim_cur);
+	return true;
+}
+
+static int set_cpu(const struct policy *p, struct sbx_err *err)
+{
 	struct rlimit cur;
 	rlim_t soft, hard;
 
-	if (ms == 0 || ms == LIMIT_UNLIMITED)
-		return 0;
 	if (getrlimit(RLIMIT_CPU, &cur) < 0)
 		return err_set(err, ERR_SETUP, errno, "getrlimit(RLIMIT_CPU): %s",
 			       strerror(errno));
-	soft = (ms + 999) / 1000;
-	hard = soft + 1;
-	if (cur.rlim_max != RLIM_INFINITY && cur.rlim_max < hard) {
-		hard = cur.rlim_max;
-		soft = hard > 0 ? hard - 1 : 0;
-	}
+	if (!cpu_limits(p, &cur, &soft, &hard))
+		return 0;
 	return set_limit(RLIMIT_CPU, "RLIMIT_CPU", soft, hard, err);
+}
+
+int64_t rlimit_cpu_soft_ns(const struct policy *p)
+{
+	struct rlimit cur;
+	rlim_t soft, hard;
+
+	if (getrlimit(RLIMIT_CPU, &cur) < 0 || !cpu_limits(p, &cur, &soft, &hard) ||
+	    soft == RLIM_INFINITY)
+		return 0;
+	return (int64_t)soft * 1000000000;
 }
 
 /*

@@ -27,10 +27,8 @@ bool record_add(struct cJSON *o, const char *key, struct cJSON *item);
  * to O.  False only on out of memory. */
 bool record_add_files(struct cJSON *o, const struct artifacts *a);
 
-/* limits.c: limit ID as it applied, the stricter of P's and sbx's own
- * inherited rlimit; and one "clamped" entry ("by": "ulimit") in ARR for
- * each limit an inherited rlimit lowered (false on out of memory). */
-uint64_t record_applied_limit(const struct policy *p, enum limit_id id);
+/* limits.c: one "clamped" entry ("by": "ulimit") in ARR for each limit an
+ * inherited rlimit lowered (false on out of memory). */
 bool record_add_ulimit_clamps(struct cJSON *arr, const struct policy *p);
 
 /* R's entries, most counted first, as a JSON array; NULL R: JSON null.

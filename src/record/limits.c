@@ -50,10 +50,19 @@ static uint64_t inherited(enum limit_id id)
 	int res = rlimit_of(id, &unit);
 
 	if (id == LIM_CPU_TIME_MS) {
-		/* the hard CPU limit; rlimit.c puts the soft one a second under it */
-		if (getrlimit(RLIMIT_CPU, &rl) < 0 || rl.rlim_max == RLIM_INFINITY)
+		/* rlimit.c puts the soft limit a second under the hard one (never
+		 * at 0), or keeps an inherited soft one that is lower */
+		rlim_t soft;
+
+		if (getrlimit(RLIMIT_CPU, &rl) < 0)
 			return LIMIT_UNLIMITED;
-		return rl.rlim_max > 1 ? (uint64_t)(rl.rlim_max - 1) * 1000 : 1;
+		soft = rl.rlim_max == RLIM_INFINITY ? RLIM_INFINITY
+		       : rl.rlim_max > 1 ? rl.rlim_max - 1 : rl.rlim_max;
+		if (rl.rlim_cur < soft)
+			soft = rl.rlim_cur;
+		if (soft == RLIM_INFINITY)
+			return LIMIT_UNLIMITED;
+		return soft > 0 ? (uint64_t)soft * 1000 : 1;
 	}
 	if (res < 0 || getrlimit(res, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
 		return LIMIT_UNLIMITED;

@@ -111,4 +111,8 @@ int result_open_dest(const char *dest, bool *close_after, struct sbx_err *err);
 /* Write R as one line to FD; -1 with errno when it could not be written. */
 int result_emit_fd(const struct result *r, int fd);
 
+/* limits.c: limit ID as it applied, the stricter of P's and sbx's own
+ * inherited rlimit (the record's "limits"). */
+uint64_t record_applied_limit(const struct policy *p, enum limit_id id);
+
 #endif

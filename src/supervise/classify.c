@@ -248,9 +248,10 @@ static bool classify_limits(struct sup *s)
 		r->status = ST_CPU_LIMIT;
 		if (kernel_xcpu(s) && s->target_cpu_ns >= 0)
 			/* the record's figures are precise times; the kernel's ticks may run ahead */
+			/* the applied limit: the caller's ulimit -t may be lower */
 			say(r, "CPU time exhausted (%" PRIu64 " ms): the kernel's SIGXCPU at "
 			       "RLIMIT_CPU, after %" PRId64 " ms by its tick count",
-			    policy_limit(s->pol, LIM_CPU_TIME_MS), s->target_cpu_ns / 1000000);
+			    record_applied_limit(s->pol, LIM_CPU_TIME_MS), s->target_cpu_ns / 1000000);
 		else
 			say(r, "CPU time exhausted (%" PRIu64 " ms)",
 			    policy_limit(s->pol, LIM_CPU_TIME_MS));

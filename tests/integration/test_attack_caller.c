@@ -49,3 +49,21 @@ Test(attack_caller, a_bind_of_tmp_shows_the_hosts_tmp_not_the_jails_root)
 	free(bind);
 	free(ws);
 }
+
+/* Under the caller's `ulimit -t 3` the program's RLIMIT_CPU is 2 s, below
+ * the policy's budget: the kernel's SIGXCPU at it was reported `signaled`,
+ * "the jail's CPU stayed below cpu_time_ms", and `ulimit -t 1` gave a soft
+ * limit of 0 that fired at once. */
+Test(attack_caller, the_callers_ulimit_t_is_a_cpu_limit_not_a_signal)
+{
+	static const char *const prefix[] = { "/bin/sh", "-c",
+					      "ulimit -t 3 && exec \"$0\" \"$@\"", NULL };
+	const struct sbx_opts o = { .prefix = prefix, .deadline_s = 90 };
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	sbx_run_sh(&r, &o, SBX_ARGV("-t", "60s"), "while :; do :; done");
+	ASSERT_STATUS(&r, "cpu-limit");
+	cr_assert_eq(r.exit_status, 124, "exit %d; stderr: %s", r.exit_status, r.err);
+	sbx_result_free(&r);
+}
