@@ -531,6 +531,11 @@ int result_open_dest(const char *dest, bool *close_after, struct sbx_err *err)
 	fd = parse_fd_dest(dest);
 	if (fd >= 0)
 		return check_fd_dest(dest, fd, err);
+	/* a mistyped fd:N would otherwise be a file of that name, the record lost in it */
+	if (strncmp(dest, "fd:", 3) == 0)
+		return err_set(err, ERR_USAGE, EINVAL, "--result %s: not a descriptor number "
+			       "(give fd:N with N from 0 to %d, or ./%s for a file)", dest,
+			       INT_MAX, dest);
 	/* O_NONBLOCK: a FIFO with no reader fails (ENXIO) instead of blocking
 	 * sbx, with SIGTERM held, in open() forever */
 	fd = open(dest, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0644);

@@ -67,3 +67,25 @@ Test(attack_caller, the_callers_ulimit_t_is_a_cpu_limit_not_a_signal)
 	cr_assert_eq(r.exit_status, 124, "exit %d; stderr: %s", r.exit_status, r.err);
 	sbx_result_free(&r);
 }
+
+/* `--result fd:-1` or an fd number past INT_MAX was taken for a path: the
+ * record went to a new file named "fd:-1" in the caller's directory. */
+Test(attack_caller, a_malformed_result_fd_is_a_usage_error_not_a_file)
+{
+	static const char *const dests[] = { "fd:-1", "fd:99999999999", "fd:", "fd:3x" };
+	char *dir = make_temp_dir();
+	const struct sbx_opts o = { .cwd = dir };
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	for (size_t i = 0; i < sizeof(dests) / sizeof(dests[0]); i++) {
+		sbx_run(&r, &o, SBX_ARGV("run", "-r", dests[i], "--", "/bin/true"));
+		cr_assert_eq(r.exit_status, 125, "-r %s: exit %d", dests[i], r.exit_status);
+		cr_assert(strstr(r.err, "not a descriptor number"), "-r %s: stderr: %s",
+			  dests[i], r.err);
+		sbx_result_free(&r);
+	}
+	cr_assert_eq(count_entries(dir), 0, "sbx created a file in the caller's directory");
+	rm_tree(dir);
+	free(dir);
+}
