@@ -144,3 +144,26 @@ int path_open_beneath(int dirfd, const char *name, int flags, mode_t mode)
 		return (int)fd;
 	return path_open_nofollow(dirfd, name, flags, mode);
 }
+
+int path_open_dir_nofollow(const char *dir)
+{
+	char buf[PATH_MAX];
+	size_t n = strlen(dir);
+	struct stat st;
+	int fd;
+
+	/* "link/" resolves the link whatever O_NOFOLLOW says: drop the slashes */
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	if (n >= sizeof(buf)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(buf, dir, n);
+	buf[n] = '\0';
+	fd = open(buf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && (errno == ELOOP || errno == ENOTDIR) && lstat(buf, &st) == 0 &&
+	    S_ISLNK(st.st_mode))
+		errno = ELOOP;
+	return fd;
+}

@@ -72,4 +72,9 @@ int path_open_beneath(int dirfd, const char *name, int flags, mode_t mode);
 /* The fallback: path_walk to the parent, then an O_NOFOLLOW open. */
 int path_open_nofollow(int dirfd, const char *name, int flags, mode_t mode);
 
+/* Open the directory DIR (-o, -w) with O_NOFOLLOW, trailing slashes
+ * dropped first ("link/" would follow the link); -1 with errno, ELOOP when
+ * DIR is a symlink. */
+int path_open_dir_nofollow(const char *dir);
+
 #endif

@@ -37,6 +37,7 @@
 #include "cmd/env.h"
 #include "base/argv.h"
 #include "base/fds.h"
+#include "base/path.h"
 #include "cmd/help.h"
 #include "cmd/run.h"
 #include "jail/uidrange.h"
@@ -175,18 +176,16 @@ static int prepare_workspace(struct run_ctx *c, struct sbx_err *err)
 static int open_out_dir(struct run_ctx *c, struct sbx_err *err)
 {
 	const char *dir = c->opts.out_dir;
-	struct stat st;
 
 	if (!dir)
 		return 0;
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
 		return err_set(err, ERR_USAGE, errno, "--out %s: mkdir: %s", dir,
 			       strerror(errno));
-	/* O_NOFOLLOW: a symlink planted as DIR (say to /etc) must not receive
-	 * the program's files with sbx's rights */
-	c->out_fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (c->out_fd < 0 && (errno == ELOOP || errno == ENOTDIR) &&
-	    lstat(dir, &st) == 0 && S_ISLNK(st.st_mode))
+	/* no follow: a symlink planted as DIR (say to /etc) must not receive
+	 * the program's files with sbx's rights, "DIR/" spelled or not */
+	c->out_fd = path_open_dir_nofollow(dir);
+	if (c->out_fd < 0 && errno == ELOOP)
 		return err_set(err, ERR_USAGE, ELOOP,
 			       "--out %s: is a symbolic link (name the directory it points to)",
 			       dir);

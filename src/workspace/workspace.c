@@ -6,6 +6,7 @@
  * Copy-in goes by descriptor.
  */
 #include "base/ids.h"
+#include "base/path.h"
 #include "workspace/workspace.h"
 
 #include <errno.h>
@@ -49,15 +50,19 @@ static int lock_failed(const struct workspace *ws, int e, struct sbx_err *err)
 static int adopt_workdir(struct workspace *ws, const char *dir,
 			 struct sbx_err *err)
 {
+	/* no follow: run by root, the workspace is idmapped to its owner, so
+	 * a symlink a user planted as DIR (say to /etc) gave the jail root's
+	 * files to write */
+	ws->dirfd = path_open_dir_nofollow(dir);
+	if (ws->dirfd < 0 && errno == ELOOP)
+		return err_set(err, ERR_USAGE, ELOOP, "--workdir %s: is a symbolic link "
+			       "(name the directory it points to)", dir);
+	if (ws->dirfd < 0)
+		return err_set(err, ERR_USAGE, errno, "--workdir %s: %s%s", dir,
+			       strerror(errno), errno == ENOENT ? " (create the directory first)" : "");
 	ws->host_path = realpath(dir, NULL);
 	if (!ws->host_path)
-		return err_set(err, ERR_USAGE, errno,
-			       "--workdir %s: %s (create the directory first)",
-			       dir, strerror(errno));
-	ws->dirfd = open(ws->host_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (ws->dirfd < 0)
-		return err_set(err, ERR_USAGE, errno, "--workdir %s: %s", dir,
-			       strerror(errno));
+		return err_set(err, ERR_USAGE, errno, "--workdir %s: %s", dir, strerror(errno));
 	/* one run per persistent workspace; the lock dies with the fd, so a
 	 * crashed sbx never leaves it stuck (requirements item 112) */
 	if (flock(ws->dirfd, LOCK_EX | LOCK_NB) < 0)

@@ -89,3 +89,33 @@ Test(attack_caller, a_malformed_result_fd_is_a_usage_error_not_a_file)
 	rm_tree(dir);
 	free(dir);
 }
+
+/* A user makes DIR a symlink to a directory root owns (/etc, say) before root
+ * runs `sbx run -w DIR` or `-o DIR/`: -w followed it, and the workspace was
+ * idmapped to the target's owner, root; -o's no-follow open followed it
+ * when spelled with a trailing slash.  Both are refused, spelled either way. */
+Test(attack_caller, a_workdir_or_out_dir_that_is_a_symlink_is_refused_with_a_slash_too)
+{
+	char *side = make_temp_dir(), *base = make_temp_dir();
+	char *link_path = xasprintf("%s/dir", base), *slash = xasprintf("%s/", link_path);
+	const char *opts[] = { "-w", "-o" };
+	const char *paths[] = { link_path, slash };
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	cr_assert_eq(symlink(side, link_path), 0);
+	for (int i = 0; i < 4; i++) {
+		sbx_run_sh(&r, NULL, SBX_ARGV(opts[i / 2], paths[i % 2]), "echo x > a");
+		cr_assert_eq(r.exit_status, 125, "%s %s: exit %d, stderr: %s", opts[i / 2],
+			     paths[i % 2], r.exit_status, r.err);
+		cr_assert(strstr(r.err, "symbolic link"), "stderr: %s", r.err);
+		sbx_result_free(&r);
+	}
+	cr_assert_eq(count_entries(side), 0, "a file was created through the symlink");
+	rm_tree(side);
+	rm_tree(base);
+	free(side);
+	free(base);
+	free(link_path);
+	free(slash);
+}
