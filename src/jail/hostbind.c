@@ -187,13 +187,21 @@ static int bind_tree(struct hostbind *hb, const struct mount_entry *m, int *tree
 		return err_set(err, ERR_USAGE, E2BIG, "%s %s: more than %d --bind/--bind-rw "
 			       "options (bind a common parent directory instead)",
 			       m->at.option, m->src, JAIL_MAX_HOST_TREES);
-	if (m->type != MNT_BIND || !m->at.option || lstat(m->src, &st) < 0 ||
-	    S_ISLNK(st.st_mode))
+	if (m->type != MNT_BIND || !m->at.option)
 		return 0;
-	fd = open(m->src, O_PATH | O_CLOEXEC);
+	/* one no-follow open, then fstat: with lstat before a following open, a
+	 * user swapping SRC and a symlink (RENAME_EXCHANGE) had root's jail
+	 * write a directory root owns, idmapped to its owner */
+	fd = open(m->src, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)
+		return 0;
 	if (fd < 0)
 		return err_set(err, ERR_SETUP, errno, "%s %s: open: %s", m->at.option, m->src,
 			       strerror(errno));
+	if (fstat(fd, &st) < 0 || S_ISLNK(st.st_mode)) {
+		close(fd);
+		return 0;
+	}
 	*tree = make_tree(hb, fd, m->at.option, m->src, attrs, true, err);
 	close(fd);
 	return *tree < 0 ? -1 : 0;

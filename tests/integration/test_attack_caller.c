@@ -4,10 +4,15 @@
  */
 #include "common.h"
 
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* `sbx run OPT VALUE -- sh -c ...`: does DIR show MARKER's name, does it hold
@@ -118,4 +123,58 @@ Test(attack_caller, a_workdir_or_out_dir_that_is_a_symlink_is_refused_with_a_sla
 	free(base);
 	free(link_path);
 	free(slash);
+}
+
+/* Swap A and B for ever (the user who owns the directory racing sbx). */
+static pid_t start_swapper(const char *a, const char *b)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		for (;;)
+			syscall(SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE);
+	}
+	return pid;
+}
+
+/*
+ * Run by root, -B SRC is idmapped to SRC's owner.  hostbind.c checked SRC
+ * with lstat and then opened it following links: a user exchanging SRC
+ * with a symlink to a directory root owns had root's jail write there as
+ * root, within a few runs.
+ */
+Test(attack_caller, a_bind_source_swapped_for_a_symlink_is_never_followed_by_root, .timeout = 120)
+{
+	char *base = make_temp_dir();
+	char *src = xasprintf("%s/d", base), *link_path = xasprintf("%s/l", base);
+	char *target = xasprintf("%s/target", base), *bind = xasprintf("%s:/mnt/x", src);
+	char *planted = xasprintf("%s/planted", target);
+	struct sbx_result r;
+	bool hit = false;
+	pid_t swapper;
+
+	REQUIRE_USERNS();
+	if (geteuid() != 0)
+		cr_skip_test("SKIP: needs root (the idmap of -B to its owner is root's)");
+	cr_assert_eq(mkdir(src, 0755), 0);
+	cr_assert_eq(mkdir(target, 0755), 0);
+	cr_assert_eq(symlink(target, link_path), 0);
+	swapper = start_swapper(src, link_path);
+	cr_assert(swapper > 0, "fork");
+	for (int i = 0; i < 200 && !hit; i++) {
+		sbx_run_sh(&r, &(struct sbx_opts){ .no_record = true }, SBX_ARGV("-q", "-B", bind),
+			   "echo x > /mnt/x/planted 2>/dev/null; true");
+		sbx_result_free(&r);
+		hit = access(planted, F_OK) == 0;
+	}
+	kill(swapper, SIGKILL);
+	waitpid(swapper, NULL, 0);
+	rm_tree(base);
+	cr_assert(!hit, "the jail wrote through the swapped-in symlink");
+	free(base);
+	free(src);
+	free(link_path);
+	free(target);
+	free(bind);
+	free(planted);
 }
