@@ -72,6 +72,12 @@ static int read_policy_file(const char *path, struct source *s, const struct ppo
 
 	if (fd < 0 && (errno == ENOENT || errno == ENOTDIR))
 		return 1;
+	/* a HOME the user cannot read (`su user` from root keeps HOME=/root)
+	 * stops every run at its config candidate: say how to get past it */
+	if (fd < 0 && errno == EACCES)
+		return perr(err, at, "cannot open policy %s: %s (make it and the directories "
+			    "above it readable; found through HOME or XDG_CONFIG_HOME, set "
+			    "them to your own directories)", path, strerror(errno));
 	if (fd < 0)
 		return perr(err, at, "cannot open policy %s: %s", path, strerror(errno));
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > POLICY_MAX_FILE) {

@@ -178,3 +178,28 @@ Test(attack_caller, a_bind_source_swapped_for_a_symlink_is_never_followed_by_roo
 	free(bind);
 	free(planted);
 }
+
+/* `su user` from root keeps HOME=/root: the user's sbx could not open its
+ * config candidate there and every run failed with a bare "Permission
+ * denied".  It still fails (a config it cannot read is not skipped), and
+ * now says what to change. */
+Test(attack_caller, an_unreadable_home_names_the_fix)
+{
+	char *home = make_temp_dir();
+	const char *env[] = { NULL, "XDG_CONFIG_HOME=", NULL };
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	if (geteuid() == 0)
+		cr_skip_test("SKIP: root reads every directory");
+	env[0] = xasprintf("HOME=%s", home);
+	cr_assert_eq(chmod(home, 0), 0);
+	sbx_run(&r, &(struct sbx_opts){ .env = env }, SBX_ARGV("run", "--", "/bin/true"));
+	chmod(home, 0700);
+	cr_assert_eq(r.exit_status, 125, "exit %d; stderr: %s", r.exit_status, r.err);
+	cr_assert(strstr(r.err, "set them to your own directories"), "stderr: %s", r.err);
+	sbx_result_free(&r);
+	rm_tree(home);
+	free(home);
+	free((char *)env[0]);
+}
