@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -138,4 +139,12 @@ int fds_close_except(const int *keep, size_t n)
 			lo = (unsigned)k[i] + 1;
 	}
 	return all ? 0 : close_by_scan(k, m);
+}
+
+bool fds_same_file(int a, int b)
+{
+	struct stat sa, sb;
+
+	return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
 }

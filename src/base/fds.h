@@ -1,5 +1,6 @@
 /*
- * fds.h - close every file descriptor but a few, and prove it.
+ * fds.h - close every file descriptor but a few, and prove it; tell
+ * whether two descriptors are one file.
  *
  * sbx (at start), the jail's init and the target each shed what they
  * inherited: make's jobserver, a CI runner's pipes, `3<secret`.  One
@@ -9,6 +10,7 @@
 #ifndef SBX_FDS_H
 #define SBX_FDS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define FDS_KEEP_MAX 64
@@ -22,5 +24,8 @@
  * when no proof is possible (no /proc): fail closed.
  */
 int fds_close_except(const int *keep, size_t n);
+
+/* A and B are open on the same file (device and inode). */
+bool fds_same_file(int a, int b);
 
 #endif

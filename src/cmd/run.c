@@ -271,6 +271,14 @@ static int open_result(struct run_ctx *c, struct sbx_err *err)
 	c->result_failed = c->result_fd < 0;
 	if (c->result_failed)
 		return -1;
+	/* --json writes the record on stdout: -r fd:1 or /dev/stdout wrote it twice */
+	if (c->opts.json && fds_same_file(c->result_fd, STDOUT_FILENO)) {
+		if (c->result_close)
+			close(c->result_fd);
+		c->result_fd = -1;
+		c->result_close = false;
+		c->opts.result_dest = "-";
+	}
 	return result_not_a_copy(c, c->opts.stdout_copy, "--stdout", err) < 0 ||
 	       result_not_a_copy(c, c->opts.stderr_copy, "--stderr", err) < 0 ? -1 : 0;
 }

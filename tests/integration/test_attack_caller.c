@@ -203,3 +203,26 @@ Test(attack_caller, an_unreadable_home_names_the_fix)
 	free(home);
 	free((char *)env[0]);
 }
+
+/* --json writes the record on stdout, and `-r -` with it is that one record;
+ * `-r fd:1` or `-r /dev/stdout` wrote a second copy there, so stdout was no
+ * longer one JSON document. */
+Test(attack_caller, json_with_a_result_on_stdout_prints_one_record)
+{
+	static const char *const dests[] = { "fd:1", "/dev/stdout", "-" };
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	for (size_t i = 0; i < sizeof(dests) / sizeof(dests[0]); i++) {
+		int lines = 0;
+
+		sbx_run(&r, &(struct sbx_opts){ .record_on_stdout = true },
+			SBX_ARGV("run", "--json", "-r", dests[i], "--", "/bin/echo", "x"));
+		for (const char *p = r.out; *p; p++)
+			lines += *p == '\n';
+		cr_assert_eq(r.exit_status, 0, "-r %s: exit %d", dests[i], r.exit_status);
+		cr_assert_eq(lines, 1, "-r %s: stdout has %d lines: %s", dests[i], lines, r.out);
+		ASSERT_STATUS(&r, "ok");
+		sbx_result_free(&r);
+	}
+}
