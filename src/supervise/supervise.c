@@ -26,6 +26,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include "base/fds.h"
 #include "jail/jail.h"
 #include "supervise/internal.h"
 
@@ -105,6 +106,11 @@ static int prepare_copies(struct sup *s)
 		int fd = open_copy(paths[i], options[i], s->err);
 		if (fd < 0 || relay_set_copy(&s->out[i], fd, s->err) != 0)
 			return -1;
+		/* --json: sbx's stdout is the one JSON document, nothing else */
+		if (s->req->capture && fds_same_file(fd, STDOUT_FILENO))
+			return err_set(s->err, ERR_USAGE, 0, "%s %s is sbx's stdout, which "
+				       "--json keeps for the record alone; give a file",
+				       options[i], paths[i]);
 		/* two descriptions of one regular file each write from offset 0:
 		 * stdout's bytes were overwritten by stderr's, silently */
 		if (fstat(fd, &st[i]) == 0 && i == 1 && paths[0] && S_ISREG(st[1].st_mode) &&

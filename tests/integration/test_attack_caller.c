@@ -226,3 +226,22 @@ Test(attack_caller, json_with_a_result_on_stdout_prints_one_record)
 		sbx_result_free(&r);
 	}
 }
+
+/* --json --stdout /dev/stdout: the program's bytes went to sbx's stdout in
+ * front of the record, which was then no longer one JSON document. */
+Test(attack_caller, json_refuses_a_copy_to_its_own_stdout)
+{
+	static const char *const opts[] = { "--stdout", "--stderr" };
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	for (int i = 0; i < 2; i++) {
+		sbx_run(&r, &(struct sbx_opts){ .record_on_stdout = true },
+			SBX_ARGV("run", "--json", opts[i], "/dev/stdout", "--", "/bin/echo", "x"));
+		cr_assert_eq(r.exit_status, 125, "%s: exit %d, stdout: %s", opts[i],
+			     r.exit_status, r.out);
+		ASSERT_STATUS(&r, "config-error");
+		cr_assert(r.out[0] == '{', "%s: stdout: %s", opts[i], r.out);
+		sbx_result_free(&r);
+	}
+}
