@@ -214,9 +214,15 @@ static int check_workspace(const struct policy *p, struct sbx_err *err)
 {
 	char where[512];
 
-	if (!p->workspace || strcmp(p->workspace, "/") != 0)
+	if (!p->workspace || (strcmp(p->workspace, "/") != 0 && strcmp(p->workspace, "/etc") != 0))
 		return 0;
 	origin_text(&p->at[F_WORKSPACE], where, sizeof(where));
+	/* sbx writes its /etc (passwd, ld.so.cache) into that directory: into
+	 * the caller's -w directory, and the program could rewrite them */
+	if (strcmp(p->workspace, "/etc") == 0)
+		return err_set(err, ERR_CONFIG, 0, "%s: workspace \"/etc\" refused: sbx "
+			       "writes the jail's /etc there (choose a directory such as "
+			       "/mnt/data)", where);
 	return err_set(err, ERR_CONFIG, 0, "%s: workspace \"/\" refused: the root is "
 		       "always a fresh tmpfs (choose a directory such as /mnt/data)", where);
 }

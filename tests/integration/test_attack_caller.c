@@ -245,3 +245,21 @@ Test(attack_caller, json_refuses_a_copy_to_its_own_stdout)
 		sbx_result_free(&r);
 	}
 }
+
+/* --set workspace=/etc with -w DIR: sbx synthesized the jail's /etc into the
+ * workspace, so passwd, group, hosts and a copy of ld.so.cache landed in the
+ * caller's DIR, and the program could rewrite them. */
+Test(attack_caller, the_workspace_cannot_be_the_synthesized_etc)
+{
+	char *dir = make_temp_dir();
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	sbx_run_sh(&r, NULL, SBX_ARGV("-w", dir, "--set", "workspace=/etc"), "true");
+	cr_assert_eq(r.exit_status, 125, "exit %d; stderr: %s", r.exit_status, r.err);
+	ASSERT_STATUS(&r, "config-error");
+	cr_assert_eq(count_entries(dir), 0, "sbx wrote into the workdir");
+	sbx_result_free(&r);
+	rm_tree(dir);
+	free(dir);
+}
