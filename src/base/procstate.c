@@ -42,6 +42,24 @@ static uint64_t bit(int sig)
 	return UINT64_C(1) << (sig - 1);
 }
 
+static const int abort_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
+				     SIGALRM };
+
+void procstate_abort_set(sigset_t *set)
+{
+	sigemptyset(set);
+	for (size_t i = 0; i < sizeof(abort_signals) / sizeof(abort_signals[0]); i++)
+		sigaddset(set, abort_signals[i]);
+}
+
+bool procstate_is_abort(int sig)
+{
+	for (size_t i = 0; i < sizeof(abort_signals) / sizeof(abort_signals[0]); i++)
+		if (abort_signals[i] == sig)
+			return true;
+	return false;
+}
+
 static int raw_sigaction(int sig, const struct ksigaction *act, struct ksigaction *old)
 {
 	return (int)syscall(SYS_rt_sigaction, sig, act, old, sizeof(uint64_t));
@@ -149,8 +167,10 @@ static void own_limits(void)
 
 void procstate_reset(bool hold_abort)
 {
-	uint64_t abort_set = bit(SIGINT) | bit(SIGTERM) | bit(SIGHUP);
-	uint64_t keep = hold_abort ? abort_set : 0;
+	/* a pending request to stop stays; a stale SIGUSR1 or SIGALRM the
+	 * caller had blocked is dropped, not taken for one */
+	uint64_t stop = bit(SIGINT) | bit(SIGTERM) | bit(SIGHUP);
+	uint64_t keep = hold_abort ? stop : 0, blocked = 0;
 	mode_t mask;
 
 	fill_closed_stdio();
@@ -158,7 +178,9 @@ void procstate_reset(bool hold_abort)
 	unignore_signals();
 	own_limits();
 	drop_pending(keep);
-	raw_sigmask(keep);
+	for (size_t i = 0; hold_abort && i < sizeof(abort_signals) / sizeof(abort_signals[0]); i++)
+		blocked |= bit(abort_signals[i]);
+	raw_sigmask(blocked);
 	/* READ_IMPLIES_EXEC makes every readable mapping executable and
 	 * ADDR_NO_RANDOMIZE turns ASLR off, in sbx and in the jail. */
 	if (personality(0xffffffff) != PER_LINUX)

@@ -11,6 +11,7 @@
 #ifndef SBX_PROCSTATE_H
 #define SBX_PROCSTATE_H
 
+#include <signal.h>
 #include <stdbool.h>
 
 /* The umask of every jail process (the init and the program). */
@@ -20,11 +21,21 @@
  * Every ignored signal back to SIG_DFL (1..64, glibc's 32 and 33 too),
  * pending signals the caller had blocked dropped, no interval timer, the
  * default timer slack and persona, and of the caller's umask only the
- * group/other read and write bits (never the owner's or search bits).  The blocked mask becomes empty, or SIGINT/SIGTERM/SIGHUP when
- * HOLD_ABORT (`sbx run` reads those from a signalfd; a pending one then
- * aborts the run instead of killing sbx before its record).
+ * group/other read and write bits (never the owner's or search bits).
+ * The blocked mask becomes empty, or the abort set when HOLD_ABORT (`sbx
+ * run` reads those from a signalfd); a pending SIGINT, SIGTERM or SIGHUP
+ * then aborts the run instead of killing sbx before its record.
  */
 void procstate_reset(bool hold_abort);
+
+/*
+ * The abort set: the signals `sbx run` takes as a request to stop (tear
+ * the jail down, record `aborted`, exit 128 + the signal).  SIGINT,
+ * SIGTERM, SIGHUP, and the others whose default would kill sbx without a
+ * record: SIGQUIT (Ctrl-\ at a terminal), SIGUSR1, SIGUSR2, SIGALRM.
+ */
+void procstate_abort_set(sigset_t *set);
+bool procstate_is_abort(int sig);
 
 /* Every signal 1..64 (but SIGKILL/SIGSTOP) to SIG_DFL, even handled ones,
  * and an empty blocked mask: for a process about to exec the program. */

@@ -12,7 +12,7 @@
  * process is gone (requirements §1.15) the workspace is scanned for the
  * record's "files", -o copies them out, the disposable workspace is
  * removed, then exactly one record is written, config and setup errors
- * included (spec §5).  SIGINT/SIGTERM/SIGHUP are blocked from the start:
+ * included (spec §5).  The abort signals are blocked from the start:
  * one that arrives while the workspace is made is seen by supervise_run
  * (aborted, nothing runs); one that arrives while it is removed waits
  * until it is gone.
@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "base/ids.h"
+#include "base/procstate.h"
 #include "workspace/artifacts.h"
 #include "cli/cli.h"
 #include "cmd/commands.h"
@@ -560,10 +561,7 @@ static void block_abort_signals(void)
 {
 	sigset_t set;
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
+	procstate_abort_set(&set);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 }
 

@@ -407,7 +407,7 @@ void sup_classify(struct sup *s)
 	if (s->abort_sig) {
 		result_signal_name(s->abort_sig, name, sizeof(name));
 		r->status = ST_ABORTED;
-		r->exit_status = 128 + s->abort_sig; /* 130 SIGINT, 143 SIGTERM, 129 SIGHUP */
+		r->exit_status = 128 + s->abort_sig; /* 130 SIGINT, 143 SIGTERM, 131 SIGQUIT... */
 		say(r, "interrupted by %s; the jail was torn down%s", name,
 		    s->go_sent ? "" : " before the program started");
 	} else if (classify_setup(s)) {

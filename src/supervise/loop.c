@@ -5,6 +5,7 @@
  * the pipes are drained.  Each turn first makes the epoll set match what
  * each stream waits for, so no read or write ever blocks the loop.
  */
+#include "base/procstate.h"
 #include "supervise/internal.h"
 
 #include <errno.h>
@@ -22,7 +23,7 @@ static void on_signal(struct sup *s)
 	struct signalfd_siginfo si;
 
 	while (read(s->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-		if (si.ssi_signo != SIGINT && si.ssi_signo != SIGTERM && si.ssi_signo != SIGHUP)
+		if (!procstate_is_abort((int)si.ssi_signo))
 			continue;
 		vlog_line(&s->vlog, "got signal %u", si.ssi_signo);
 		/* the jail is gone: stop delivering to a slow or stalled reader too */

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "base/fds.h"
+#include "base/procstate.h"
 #include "jail/jail.h"
 #include "supervise/internal.h"
 
@@ -42,10 +43,7 @@ static int block_signals(struct sup *s)
 {
 	sigset_t set;
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
+	procstate_abort_set(&set);
 	signal(SIGPIPE, SIG_IGN);
 	/* SIGCHLD stays blocked and out of the signalfd: the pidfd says when */
 	sigaddset(&set, SIGCHLD);

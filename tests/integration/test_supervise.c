@@ -320,37 +320,6 @@ Test(status, missing_bind_source_is_setup_error)
 	free(tmp);
 }
 
-/* SIGINT to sbx tears the jail down: aborted, 130 (item 29). */
-Test(status, sigint_to_sbx_is_aborted)
-{
-	int status, out[2], up[2];
-	char buf[4096] = "", c;
-
-	REQUIRE_USERNS();
-	cr_assert_eq(pipe(out), 0);
-	cr_assert_eq(pipe(up), 0);
-	pid_t pid = fork();
-	if (pid == 0) {
-		dup2(up[1], 1);
-		dup2(out[1], 2);
-		execl(sbx_path(), "sbx", "run", "--", "/bin/sh", "-c", "echo up; exec sleep 60",
-		      (char *)NULL);
-		_exit(127);
-	}
-	close(out[1]);
-	close(up[1]);
-	/* the program runs (a fixed 0.3 s was before sbx's start under emulation) */
-	cr_assert_eq(read(up[0], &c, 1), 1, "the program never started");
-	kill(pid, SIGINT);
-	waitpid(pid, &status, 0);
-	close(up[0]);
-	ssize_t n = read(out[0], buf, sizeof(buf) - 1);
-	buf[n > 0 ? n : 0] = '\0';
-	close(out[0]);
-	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 130, "status %d", status);
-	cr_assert(strstr(buf, "\"aborted\"") != NULL, "stderr: %s", buf);
-}
-
 /* A program printing a forged record cannot change the real one (item 56). */
 Test(status, forged_record_is_ignored)
 {
