@@ -20,7 +20,8 @@
  *     other than NETLINK_ROUTE -> EPROTONOSUPPORT (module autoload);
  *   - socketpair() of a family other than unix -> EAFNOSUPPORT;
  *   - chmod/fchmod/fchmodat(2) setting S_ISUID or S_ISGID -> EPERM;
- *   - pipe2(O_NOTIFICATION_PIPE) (watch queues) -> EPERM.
+ *   - pipe2(O_NOTIFICATION_PIPE) (watch queues) -> EPERM;
+ *   - prlimit64 on pid 1 (the jail's init) -> EPERM.
  * tests/probes/README.md ("Syscall arguments the filter checks") lists
  * every argument of an allowed syscall that was audited, and why.
  * tests/unit/test_seccomp.c runs the program through a BPF interpreter.
@@ -200,6 +201,17 @@ static void emit_personality_check(struct gen *g)
 	emit(g, RET(RET_EPERM));
 }
 
+/* prlimit64: the kernel lets a process of the same uid set another's
+ * limits, dumpable or not, so the program could lower the init's hard
+ * RLIMIT_CPU, burn it with orphans to reap and have it killed mid-run (sbx
+ * then said setup-error, "nothing ran").  Low 32 bits: pid_t. */
+static void emit_prlimit_check(struct gen *g)
+{
+	emit(g, LD(ARG_LO(0)));
+	emit(g, JEQ(1, 0, 1));
+	emit(g, RET(RET_EPERM));
+}
+
 /* chmod family: the jail's files in a -w workspace or a -B bind are the
  * caller's on the host (the caller's uid, or for a root caller the
  * directory's owner through the idmap: root), so a setuid/setgid bit set
@@ -227,7 +239,7 @@ static bool has_arg_check(int nr)
 {
 	return nr == __NR_clone || nr == __NR_ioctl || nr == __NR_socket ||
 	       nr == __NR_socketpair || nr == __NR_personality ||
-	       nr == __NR_pipe2 || mode_arg_of(nr) >= 0;
+	       nr == __NR_pipe2 || nr == __NR_prlimit64 || mode_arg_of(nr) >= 0;
 }
 
 /* The argument checks of NR, falling through to RET when they pass. */
@@ -245,6 +257,8 @@ static void emit_arg_leaf(struct gen *g, int nr, uint32_t ret)
 		emit_mode_check(g, (unsigned)mode_arg_of(nr));
 	else if (nr == __NR_pipe2)
 		emit_pipe2_check(g);
+	else if (nr == __NR_prlimit64)
+		emit_prlimit_check(g);
 	else
 		emit_personality_check(g);
 	emit(g, RET(ret));

@@ -83,3 +83,11 @@ Test(probes_seccomp_args, notification_pipes_are_filtered)
 {
 	expect_denied("priv_watch_queue", "EPERM", NULL);
 }
+
+/* Attack: prlimit on pid 1 (same uid, so the kernel allows it): a lowered
+ * hard RLIMIT_CPU and orphans for it to reap got the init SIGKILLed mid-run,
+ * and sbx reported setup-error, exit 125 ("nothing ran"). */
+Test(probes_seccomp_args, the_inits_limits_are_out_of_reach)
+{
+	expect_denied("priv_prlimit_init", "EPERM", NULL);
+}

@@ -25,7 +25,7 @@ else
 		fs_bind_mount fs_chroot fs_pivot_root fs_open_by_handle net_raw_socket net_packet_socket
 		priv_init_module priv_finit_module priv_kexec_load priv_reboot priv_swapon priv_acct
 		priv_unshare_mntns priv_settimeofday priv_clock_settime priv_bpf priv_perf_event_open priv_x32 res_mem_bomb
-		proc_kill_all priv_tioclinux priv_process_vm_readv res_mem_shared"
+		proc_kill_all priv_tioclinux priv_process_vm_readv res_mem_shared priv_prlimit_init"
 fi
 # Escapes that need something of the host: a resolver, an IPv6 route,
 # ptrace access to pid 1 (some VMs and containers deny it even to root).

@@ -437,6 +437,23 @@ Test(seccomp, pipe2_refuses_notification_pipes_only)
 	sc_filter_free(&prog);
 }
 
+/* The init shares the program's uid, so the kernel lets the program set
+ * its limits: prlimit64 on pid 1 (any high bits) is refused; on itself
+ * (0), its children or a sibling it passes. */
+Test(seccomp, prlimit_refuses_pid_1_only)
+{
+	struct sock_fprog prog;
+
+	build_default(&prog, SC_ERRNO);
+	cr_expect_eq(run_call(&prog, SYS_prlimit64, 1, 0), SECCOMP_RET_ERRNO | EPERM);
+	cr_expect_eq(run_call(&prog, SYS_prlimit64, 0x100000001ULL, 0),
+		     SECCOMP_RET_ERRNO | EPERM);
+	cr_expect_eq(run_call(&prog, SYS_prlimit64, 0, 0), SECCOMP_RET_ALLOW);
+	cr_expect_eq(run_call(&prog, SYS_prlimit64, 2, 0), SECCOMP_RET_ALLOW);
+	cr_expect_eq(run_call(&prog, SYS_setrlimit, 0, 0), SECCOMP_RET_ALLOW);
+	sc_filter_free(&prog);
+}
+
 Test(seccomp, personality_allows_only_harmless_values)
 {
 	struct sock_fprog prog;
