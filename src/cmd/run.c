@@ -484,7 +484,13 @@ static void emit_record(struct run_ctx *c)
 	/* --json: stdout of sbx is the record, -q or not */
 	if (o->json)
 		emit_checked(c, "-", result_emit(r, "-"));
-	if (o->result_dest && c->result_fd >= 0)
+	if (o->result_dest && c->result_close && result_file_tampered(c->result_fd, o->result_dest)) {
+		fprintf(stderr, "sbx: --result %s: the file was replaced or written during the "
+			"run (the program could reach it); the record is here instead; give a "
+			"path outside the jail's writable mounts\n", o->result_dest);
+		result_emit(r, NULL);
+		c->res.exit_status = 125;
+	} else if (o->result_dest && c->result_fd >= 0)
 		emit_checked(c, o->result_dest, result_emit_fd(r, c->result_fd));
 	else if (o->result_dest && c->result_failed)
 		result_emit(r, NULL); /* its own failure: tell the caller on stderr */

@@ -24,6 +24,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef SBX_VERSION
@@ -549,6 +550,19 @@ int result_open_dest(const char *dest, bool *close_after, struct sbx_err *err)
 	}
 	*close_after = true;
 	return fd;
+}
+
+/* A --result path in a mount the jail could write (-w ., -B) was the
+ * program's to forge: replaced, or written past where the record ends.
+ * sbx opened FD on DEST empty before the run: it must still be both. */
+bool result_file_tampered(int fd, const char *dest)
+{
+	struct stat a, b;
+
+	if (fstat(fd, &a) != 0 || !S_ISREG(a.st_mode))
+		return false;
+	return stat(dest, &b) != 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino ||
+	       a.st_size != 0;
 }
 
 int result_emit_fd(const struct result *r, int fd)

@@ -108,6 +108,10 @@ int result_emit(const struct result *r, const char *dest);
  */
 int result_open_dest(const char *dest, bool *close_after, struct sbx_err *err);
 
+/* Whether the regular file FD that result_open_dest opened on DEST was
+ * replaced or written meanwhile (then the program may have forged it). */
+bool result_file_tampered(int fd, const char *dest);
+
 /* Write R as one line to FD; -1 with errno when it could not be written. */
 int result_emit_fd(const struct result *r, int fd);
 

@@ -215,7 +215,8 @@ static void roff_block(struct ex_list *l, const char *file, int first, char **li
 	add(l, file, first, all.s[0] == '{' ? EX_RECORD :
 	    strstr(all.s, "SBX ?=") ? EX_MAKEFILE :
 	    is_message(lines[0]) ? EX_MESSAGE :
-	    strncmp(all.s, "sbx ", 4) == 0 ? EX_SHELL : EX_POLICY, all.s, NULL);
+	    strncmp(all.s, "sbx ", 4) == 0 || strstr(all.s, "\nsbx ") ? EX_SHELL : EX_POLICY,
+	    all.s, NULL);
 	free(all.s);
 }
 

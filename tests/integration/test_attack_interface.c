@@ -274,3 +274,44 @@ Test(attack_interface, env_names_that_are_not_variable_names_are_refused)
 	cr_assert_str_eq(r.out, "ok\n");
 	sbx_result_free(&r);
 }
+
+/* Run SCRIPT in a workspace DIR with -r DIR/rec.json: the program can
+ * reach the record's file.  Checks that sbx refuses it with 125 and gives
+ * the true record (exit code 3) on stderr instead. */
+static void expect_tampered_record_refused(const char *script)
+{
+	char *dir = make_temp_dir();
+	char *rec = xasprintf("%s/rec.json", dir);
+	struct sbx_result r;
+
+	sbx_run(&r, &(struct sbx_opts){ .no_record = true },
+		(const char *[]){ "run", "-w", dir, "-r", rec, "--", "/bin/sh", "-c", script,
+				  NULL });
+	rm_tree(dir);
+	cr_assert_eq(r.exit_status, 125, "exit %d; stderr: %s", r.exit_status, r.err);
+	cr_assert(strstr(r.err, "--result"), "stderr names --result: %s", r.err);
+	cr_assert(strstr(r.err, "\"status\":\"nonzero-exit\"") && strstr(r.err, "\"exit_code\":3"),
+		  "the true record is on stderr: %s", r.err);
+	sbx_result_free(&r);
+	free(rec);
+	free(dir);
+}
+
+/* -w . -r result.json put the record's file in the program's reach: it
+ * replaced the file with a forged {"status":"ok"} and sbx wrote the real
+ * record to the unlinked inode. */
+Test(attack_interface, a_result_file_replaced_by_the_program_is_refused)
+{
+	REQUIRE_USERNS();
+	expect_tampered_record_refused("rm -f rec.json; "
+				       "echo '{\"status\":\"ok\",\"exit_code\":0}' > rec.json; exit 3");
+}
+
+/* The same file written through past where the record ends: its last line
+ * was the program's forged record. */
+Test(attack_interface, a_result_file_written_by_the_program_is_refused)
+{
+	REQUIRE_USERNS();
+	expect_tampered_record_refused("head -c 8000 /dev/zero | tr '\\000' '\\n' 1<>rec.json; "
+				       "echo '{\"status\":\"ok\",\"exit_code\":0}' >> rec.json; exit 3");
+}
