@@ -43,9 +43,16 @@ int64_t cputree_tmpfs_kib(const struct cputree *t)
 	struct statfs sfs;
 	int64_t kib = 0;
 
-	for (size_t i = 0; i < t->ntmpfs; i++)
-		if (fstatfs(t->tmpfs_fd[i], &sfs) == 0 && sfs.f_blocks >= sfs.f_bfree)
+	for (size_t i = 0; i < t->ntmpfs; i++) {
+		if (fstatfs(t->tmpfs_fd[i], &sfs) != 0)
+			continue;
+		if (sfs.f_blocks >= sfs.f_bfree)
 			kib += (int64_t)((sfs.f_blocks - sfs.f_bfree) * (uint64_t)sfs.f_bsize / 1024);
+		/* user xattrs take no block but inode space, counted in 1 KiB
+		 * units (Linux 6.6+): 256 MiB of them passed a 32M limit */
+		if (sfs.f_files >= sfs.f_ffree)
+			kib += (int64_t)(sfs.f_files - sfs.f_ffree);
+	}
 	return kib;
 }
 

@@ -201,6 +201,21 @@ Test(limits_evidence, files_in_the_default_tmp_count_against_memory)
 	sbx_result_free(&r);
 }
 
+/* Attack: user xattrs on tmpfs files take inode space, not blocks: the
+ * workspace held 256 MiB of them under --memory 32M, record ok. */
+Test(limits_evidence, xattrs_of_tmpfs_files_count_against_memory)
+{
+	struct sbx_result r;
+
+	run_probe(&r, NULL, SBX_ARGV("--memory", "32M", "--time", "30s"), "res_tmpfs_xattr",
+		  SBX_ARGV("/mnt/data", "128"));
+	if (strstr(r.out, "takes no user xattrs"))
+		cr_skip_test("SKIP: this kernel's tmpfs has no user xattrs (Linux 6.6+)");
+	cr_assert(!strstr(r.out, "ESCAPED:"), PROBE_REPORT(&r));
+	cr_assert_str_eq(status_of(&r), "memory-limit", PROBE_REPORT(&r));
+	sbx_result_free(&r);
+}
+
 /* Files within the limit are not a memory-limit. */
 Test(limits_evidence, a_small_tmpfs_file_within_the_limit_is_fine)
 {
