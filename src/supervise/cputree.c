@@ -50,6 +50,7 @@ void cputree_init(struct cputree *t, pid_t init_pid)
 	t->proc_fd = -1;
 	t->diag_fd = -1;
 	t->sockstat_fd = -1;
+	t->netlink_fd = -1;
 	t->sockets_base = -1;
 	t->ticks_per_s = sysconf(_SC_CLK_TCK);
 	if (t->ticks_per_s <= 0)
@@ -83,6 +84,9 @@ void cputree_free(struct cputree *t)
 	if (t->sockstat_fd >= 0)
 		close(t->sockstat_fd);
 	t->sockstat_fd = -1;
+	if (t->netlink_fd >= 0)
+		close(t->netlink_fd);
+	t->netlink_fd = -1;
 	for (size_t i = 0; i < t->ntmpfs; i++)
 		close(t->tmpfs_fd[i]);
 	t->ntmpfs = 0;

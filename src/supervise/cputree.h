@@ -50,6 +50,7 @@ struct cputree {
 	size_t ntmpfs;
 	int diag_fd;    /* sock_diag in the jail's own netns (from the init), -1 = none */
 	int sockstat_fd; /* that netns's sockstat (the init's /proc/1/net), -1 = none */
+	int netlink_fd; /* and its netlink sockets' list, -1 = none */
 	int64_t sockets_base; /* its socket count before GO (sbx's own), -1 = unknown */
 	long ticks_per_s;
 	struct cpu_proc *procs; /* the last sample (sorted by pid) */

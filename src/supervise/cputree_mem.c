@@ -73,13 +73,15 @@ void cputree_sockets_baseline(struct cputree *t)
 		return;
 	/* the init's: pid 1 of the jail's /proc is in the jail's netns */
 	t->sockstat_fd = openat(t->proc_fd, "1/net/sockstat", O_RDONLY | O_CLOEXEC);
+	t->netlink_fd = openat(t->proc_fd, "1/net/netlink", O_RDONLY | O_CLOEXEC);
 	t->sockets_base = sockmem_sockets_used(t->sockstat_fd);
 }
 
-/* KiB queued in the jail's unix sockets (0 without a diag socket). */
+/* KiB queued in the jail's unix and netlink sockets (0 without a diag
+ * socket). */
 static int64_t socket_kib(const struct cputree *t)
 {
-	int64_t kib;
+	int64_t kib, nl;
 
 	if (t->diag_fd < 0)
 		return 0;
@@ -89,7 +91,9 @@ static int64_t socket_kib(const struct cputree *t)
 	if (t->sockets_base >= 0 && sockmem_sockets_used(t->sockstat_fd) == t->sockets_base)
 		return 0;
 	kib = sockmem_unix_kib(t->diag_fd);
-	return kib > 0 ? kib : 0;
+	/* NETLINK_ROUTE replies left unread: 14,400 sockets held 650 MiB */
+	nl = sockmem_netlink_kib(t->netlink_fd);
+	return (kib > 0 ? kib : 0) + (nl > 0 ? nl : 0);
 }
 
 /* "Pss:" of /proc/PID/smaps_rollup in KiB, or -1 with errno: EACCES for a

@@ -1,7 +1,8 @@
 /*
  * sockmem.c - sum the queued memory of a network namespace's unix sockets
  * through sock_diag (UNIX_DIAG_MEMINFO: SK_MEMINFO_WMEM_ALLOC holds the
- * truesize of what a sender queued, whichever peer holds it).
+ * truesize of what a sender queued, whichever peer holds it), and of its
+ * netlink sockets through its /proc/net/netlink.
  */
 #include "supervise/sockmem.h"
 
@@ -156,4 +157,29 @@ int64_t sockmem_unix_kib(int fd)
 			bytes += one_socket(h);
 		}
 	}
+}
+
+int64_t sockmem_netlink_kib(int fd)
+{
+	static char buf[16384];
+	unsigned long long rmem, wmem, bytes = 0;
+	size_t have = 0;
+	ssize_t n;
+
+	/* a seq_file: read from the start in order (pread restarts the walk) */
+	if (fd < 0 || lseek(fd, 0, SEEK_SET) != 0)
+		return -1;
+	while ((n = read(fd, buf + have, sizeof(buf) - 1 - have)) > 0) {
+		char *line = buf, *nl;
+
+		have += (size_t)n;
+		buf[have] = '\0';
+		/* "sk Eth Pid Groups Rmem Wmem ...": the header does not scan */
+		for (; (nl = strchr(line, '\n')); line = nl + 1)
+			if (sscanf(line, "%*s %*d %*u %*x %llu %llu", &rmem, &wmem) == 2)
+				bytes += rmem + wmem;
+		have = (size_t)(buf + have - line);
+		memmove(buf, line, have);
+	}
+	return n < 0 ? -1 : (int64_t)(bytes / 1024);
 }

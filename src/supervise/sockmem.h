@@ -26,4 +26,8 @@ int64_t sockmem_sockets_used(int fd);
  * and receive queues, or -1 when the dump fails. */
 int64_t sockmem_unix_kib(int fd);
 
+/* KiB queued in the netlink sockets that /proc/PID/net/netlink open at FD
+ * lists (its Rmem and Wmem columns), or -1 when it cannot be read. */
+int64_t sockmem_netlink_kib(int fd);
+
 #endif

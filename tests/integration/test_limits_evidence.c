@@ -216,6 +216,20 @@ Test(limits_evidence, xattrs_of_tmpfs_files_count_against_memory)
 	sbx_result_free(&r);
 }
 
+/* Attack: replies of NETLINK_ROUTE, the netlink protocol the filter
+ * keeps, queued unread: 14,400 sockets held 650 MiB under --memory 32M
+ * with --net none, record ok. */
+Test(limits_evidence, netlink_receive_queues_count_against_memory)
+{
+	struct sbx_result r;
+
+	run_probe(&r, NULL, SBX_ARGV("--memory", "64M", "--time", "30s"), "res_netlink_fill",
+		  SBX_ARGV("8", "200"));
+	cr_assert(!strstr(r.out, "ESCAPED:"), PROBE_REPORT(&r));
+	cr_assert_str_eq(status_of(&r), "memory-limit", PROBE_REPORT(&r));
+	sbx_result_free(&r);
+}
+
 /* Files within the limit are not a memory-limit. */
 Test(limits_evidence, a_small_tmpfs_file_within_the_limit_is_fine)
 {

@@ -97,7 +97,7 @@ for p in "$DIR"/*; do
 	res_tmpfs_fill)    run "$name" "$p" "$WORK" 2 ;;
 	res_tmpfs_xattr)   d=$(mktemp -d /dev/shm/sbx-sanity-XXXXXX) && run "$name" "$p" "$d" 2 500
 			   rm -rf "$d" ;;
-	res_sock_fill)     run "$name" "$p" 1 1 ;;
+	res_sock_fill|res_netlink_fill) run "$name" "$p" 1 1 ;;
 	res_mem_nodump|res_mem_leader_exit) run "$name" "$p" 2 2 ;;
 	res_mem_grow)      run "$name" "$p" 2 ;;
 	res_sock_orphan)   run "$name" "$p" 2 ;;
