@@ -8,12 +8,10 @@
  * burst after the meter's first look, held briefly, is one that a meter
  * counting the queues only now and then misses.
  */
-#include "probe.h"
+#include "hold_common.h"
 
 #include <fcntl.h>
-#include <signal.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 
 static long fill(int pairs)
 {
@@ -41,29 +39,12 @@ int main(int argc, char **argv)
 {
 	int procs = argc > 1 ? atoi(argv[1]) : 30, pairs = argc > 2 ? atoi(argv[2]) : 100;
 	int hold_ms = argc > 3 ? atoi(argv[3]) : 2000, wait_ms = argc > 4 ? atoi(argv[4]) : 0;
-	int p[2];
-	long total = 0, got;
-	pid_t kids[256];
+	pid_t kids[HOLD_MAX_PROCS];
+	long total;
 
-	if (pipe(p) != 0)
-		probe_error("pipe: %s", errname(errno));
-	if (procs > 256)
-		procs = 256;
 	usleep((useconds_t)wait_ms * 1000);
-	for (int i = 0; i < procs; i++) {
-		if ((kids[i] = fork()) == 0) {
-			got = fill(pairs);
-			(void)!write(p[1], &got, sizeof(got));
-			pause();
-			_exit(0);
-		}
-	}
-	for (int i = 0; i < procs && read(p[0], &got, sizeof(got)) == sizeof(got); i++)
-		total += got;
-	usleep((useconds_t)hold_ms * 1000);
-	for (int i = 0; i < procs; i++)
-		if (kids[i] > 0)
-			kill(kids[i], SIGKILL);
+	total = hold_fork(procs, fill, pairs, kids);
+	hold_end(procs, kids, hold_ms);
 	escaped("%d processes held %ld MiB in unix socket buffers for %d ms", procs, total >> 20,
 		hold_ms);
 }
