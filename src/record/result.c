@@ -24,7 +24,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef SBX_VERSION
@@ -489,80 +488,6 @@ static int write_all(int fd, const char *p, size_t n)
 		n -= (size_t)w;
 	}
 	return 0;
-}
-
-/* "fd:N" -> N, or -1 when DEST is not a well-formed fd spec. */
-static int parse_fd_dest(const char *dest)
-{
-	char *end;
-	long n;
-
-	if (strncmp(dest, "fd:", 3) != 0 || dest[3] < '0' || dest[3] > '9')
-		return -1;
-	errno = 0;
-	n = strtol(dest + 3, &end, 10);
-	if (errno || *end || n > INT_MAX)
-		return -1;
-	return (int)n;
-}
-
-/* fd:N or "-" must be open for writing: a record sent elsewhere is lost. */
-static int check_fd_dest(const char *dest, int fd, struct sbx_err *err)
-{
-	int fl = fcntl(fd, F_GETFL);
-
-	if (fl < 0)
-		return err_set(err, ERR_USAGE, errno, "--result %s: fd %d is not open "
-			       "(open it for writing, e.g. %d>FILE, or give a path)", dest, fd, fd);
-	if ((fl & O_ACCMODE) == O_RDONLY)
-		return err_set(err, ERR_USAGE, EBADF, "--result %s: fd %d is open read-only "
-			       "(open it for writing, e.g. %d>FILE, or give a path)", dest, fd, fd);
-	return fd;
-}
-
-int result_open_dest(const char *dest, bool *close_after, struct sbx_err *err)
-{
-	int fd;
-
-	*close_after = false;
-	if (!dest)
-		return STDERR_FILENO;
-	if (strcmp(dest, "-") == 0)
-		return check_fd_dest(dest, STDOUT_FILENO, err);
-	fd = parse_fd_dest(dest);
-	if (fd >= 0)
-		return check_fd_dest(dest, fd, err);
-	/* a mistyped fd:N would otherwise be a file of that name, the record lost in it */
-	if (strncmp(dest, "fd:", 3) == 0)
-		return err_set(err, ERR_USAGE, EINVAL, "--result %s: not a descriptor number "
-			       "(give fd:N with N from 0 to %d, or ./%s for a file)", dest,
-			       INT_MAX, dest);
-	/* O_NONBLOCK: a FIFO with no reader fails (ENXIO) instead of blocking
-	 * sbx, with SIGTERM held, in open() forever */
-	fd = open(dest, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0644);
-	if (fd < 0)
-		return err_set(err, ERR_USAGE, errno, "--result %s: cannot open: %s%s", dest,
-			       strerror(errno), errno == ENXIO ? " (a FIFO with no reader)"
-			       : "; give a writable path, - or fd:N");
-	if (fcntl(fd, F_SETFL, 0) < 0) {
-		close(fd);
-		return err_set(err, ERR_SETUP, errno, "--result %s: fcntl: %s", dest, strerror(errno));
-	}
-	*close_after = true;
-	return fd;
-}
-
-/* A --result path in a mount the jail could write (-w ., -B) was the
- * program's to forge: replaced, or written past where the record ends.
- * sbx opened FD on DEST empty before the run: it must still be both. */
-bool result_file_tampered(int fd, const char *dest)
-{
-	struct stat a, b;
-
-	if (fstat(fd, &a) != 0 || !S_ISREG(a.st_mode))
-		return false;
-	return stat(dest, &b) != 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino ||
-	       a.st_size != 0;
 }
 
 int result_emit_fd(const struct result *r, int fd)
