@@ -501,7 +501,11 @@ int result_emit_fd(const struct result *r, int fd)
 		fallback_json(r, fallback, sizeof(fallback));
 		text = fallback;
 	}
-	rc = write_all(fd, text, strlen(text));
+	/* a forged record printed without a newline would start the record's
+	 * line, and `tail -n1 | jq` read the forgery first (review a2) */
+	rc = (fd == 1 || fd == 2) && r->line_open[fd] ? write_all(fd, "\n", 1) : 0;
+	if (rc == 0)
+		rc = write_all(fd, text, strlen(text));
 	if (rc == 0)
 		rc = write_all(fd, "\n", 1);
 	saved = errno;

@@ -74,6 +74,9 @@ struct result {
 	bool capture;
 
 	int exit_status;         /* what `sbx run` exits with (spec §3) */
+	/* the program's output left sbx's fd 1 / 2 in the middle of a line
+	 * (or not known): the record starts on a new one there (index = fd) */
+	bool line_open[3];
 
 	/* what the seccomp filter refused (record/denied.h; owned, freed by
 	 * result_free); NULL = no report, "denied_syscalls": null */

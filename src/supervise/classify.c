@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "base/fds.h"
 #include "jail/ctl.h"
 #include "jail/scnotify.h"
 #include "supervise/internal.h"
@@ -105,6 +106,22 @@ static void fill_capture(struct sup *s)
 	}
 }
 
+/* Where the program's output left fd 1 and 2 mid-line (result_emit_fd).
+ * 2>&1 makes them one file: then either stream's open line is the file's
+ * (at worst one empty line before the record). */
+static void fill_open_lines(struct sup *s)
+{
+	struct result *r = s->res;
+
+	for (int i = 0; i < 2; i++) {
+		int fd = s->out[i].dest.fd;
+		if (fd == 1 || fd == 2)
+			r->line_open[fd] = s->out[i].tail != '\n';
+	}
+	if (fds_same_file(STDOUT_FILENO, STDERR_FILENO))
+		r->line_open[1] = r->line_open[2] = r->line_open[1] || r->line_open[2];
+}
+
 static void fill_output(struct sup *s)
 {
 	struct result *r = s->res;
@@ -112,6 +129,7 @@ static void fill_output(struct sup *s)
 	r->stdout_bytes = s->out[0].bytes;
 	r->stderr_bytes = s->out[1].bytes;
 	r->output_truncated = s->budget.truncated;
+	fill_open_lines(s);
 	if (s->req->capture)
 		fill_capture(s);
 }

@@ -64,6 +64,7 @@ void out_stream_init(struct out_stream *s, const char *name, int src)
 	sink_init(&s->dest);
 	sink_init(&s->copy);
 	s->splice_ok = true;
+	s->tail = '\n';
 }
 
 static void sink_close(struct out_sink *k, bool owned)
@@ -279,6 +280,8 @@ static void sink_put(struct out_stream *s, struct out_sink *k, const unsigned ch
 {
 	if (k->fd < 0 || k->dead || n == 0)
 		return;
+	if (k == &s->dest)
+		s->tail = p[n - 1];
 	if (k->len == k->off) {
 		size_t w = sink_write(s, k, p, n);
 		k->off = k->len = 0;
@@ -341,6 +344,8 @@ bool relay_progressed(struct out_stream *s)
 
 void relay_abandon(struct out_stream *s)
 {
+	if (s->dest.len > s->dest.off)
+		s->tail = -1;
 	s->dest.off = s->dest.len = 0;
 	s->copy.off = s->copy.len = 0;
 	s->dest.waiting = s->copy.waiting = false;
@@ -445,6 +450,7 @@ int relay_pump(struct out_stream *s, struct out_budget *b, unsigned char *buf,
 		if (n == 0)
 			return PUMP_EOF;
 		if (n > 0) {
+			s->tail = -1; /* spliced bytes are never seen */
 			s->bytes += (uint64_t)n;
 			s->delivered += (uint64_t)n;
 			b->admitted += (uint64_t)n;

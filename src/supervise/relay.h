@@ -66,6 +66,8 @@ struct out_stream {
 	bool crossed;       /* this stream carried the first byte past the limit */
 	bool reader_gone;   /* dest broke (EPIPE), nothing else wanted the bytes:
 			     * src was closed, the program gets SIGPIPE */
+	int tail;           /* the last byte handed to dest; -1 = not known (a
+			     * splice, dropped bytes); '\n' before any */
 	int64_t moved_ns;   /* when a pump last moved bytes (loop.c) */
 	int64_t batch_until; /* a fast stream, read at this time, not watched
 			      * until then; 0 = read as soon as bytes come */

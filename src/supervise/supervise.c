@@ -88,6 +88,10 @@ static int make_output(struct sup *s, int i, int *jail_fd)
 									    : STDERR_FILENO,
 			   s->err) != 0)
 		return -1;
+	/* the record follows the last byte on fd 2 (on 2>&1, fd 1's too), and
+	 * a splice never shows it: those streams are read (fill_open_lines) */
+	if (s->out[i].dest.fd == STDERR_FILENO || fds_same_file(STDOUT_FILENO, STDERR_FILENO))
+		s->out[i].splice_ok = false;
 	return 0;
 }
 

@@ -1,0 +1,51 @@
+/*
+ * test_record_line.c - the record is one line of its own wherever it goes
+ * after the program's output: a program cannot make it share a line with
+ * text it printed last.
+ */
+#include "common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What `sh -c SCRIPT` prints, with SBX in it replaced by the binary's path. */
+static char *shell_out(const char *script)
+{
+	char *cmd = xasprintf("SBX='%s'; %s", sbx_path(), script);
+	FILE *p = popen(cmd, "r");
+	char *buf = calloc(1, 8192);
+
+	cr_assert(p && buf);
+	size_t n = fread(buf, 1, 8191, p);
+	buf[n] = '\0';
+	pclose(p);
+	free(cmd);
+	return buf;
+}
+
+/*
+ * A forgery printed without a newline just before the record started the
+ * record's line: `tail -n1 | jq` read the forgery first (review a2).  The
+ * record starts a line of its own on stderr, through a pipe, into a file,
+ * and on 2>&1 after a partial stdout line.
+ */
+Test(status, a_forgery_without_a_newline_does_not_share_the_records_line)
+{
+	static const char *const cases[] = {
+		"\"$SBX\" run -- /bin/sh -c 'printf FORGED >&2; exit 3' 2>&1 >/dev/null | tail -n1",
+		"\"$SBX\" run -- /bin/sh -c 'printf FORGED >&2; exit 3' 2>&1 >/dev/null | cat | tail -n1",
+		"d=$(mktemp -d); \"$SBX\" run -- /bin/sh -c 'printf FORGED >&2' 2>\"$d/e\"; "
+		"tail -n1 \"$d/e\"; rm -r \"$d\"",
+		"\"$SBX\" run -- /bin/sh -c 'printf FORGED' 2>&1 | tail -n1",
+		"\"$SBX\" run -- /bin/sh -c 'head -c 300000 /dev/zero; printf FORGED' 2>&1 | tail -n1",
+	};
+
+	REQUIRE_USERNS();
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *out = shell_out(cases[i]);
+		cr_assert(strncmp(out, "{\"sbx_version\":", 15) == 0, "case %zu: last line %.200s",
+			  i, out);
+		free(out);
+	}
+}
