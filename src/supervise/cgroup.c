@@ -405,6 +405,18 @@ int64_t cgroup_cpu_ms(const struct cgroup_run *cg)
 	return (int64_t)(us / 1000);
 }
 
+int64_t cgroup_memory_kib(const struct cgroup_run *cg)
+{
+	char buf[64], line[80];
+	uint64_t v;
+	ssize_t n;
+
+	if (!cg->active || (n = read_at(cg->path, "memory.current", buf, sizeof(buf))) <= 0)
+		return -1;
+	snprintf(line, sizeof(line), "current %s", buf);
+	return cgfile_key(line, strlen(line), "current", &v) == 0 ? (int64_t)(v / 1024) : -1;
+}
+
 bool cgroup_kill(const struct cgroup_run *cg)
 {
 	return cg->active && write_at(cg->path, "cgroup.kill", "1") == 0;

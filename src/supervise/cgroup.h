@@ -44,6 +44,9 @@ int cgroup_open(struct cgroup_run *cg, const struct policy *p, const char *paren
 /* The tree's CPU (cpu.stat usage_usec) in ms, dead processes included; -1 unknown. */
 int64_t cgroup_cpu_ms(const struct cgroup_run *cg);
 
+/* The cgroup's memory.current in KiB; -1 unknown. */
+int64_t cgroup_memory_kib(const struct cgroup_run *cg);
+
 /* Kill every process in the run's cgroup at once (cgroup.kill, kernel >=
  * 5.14); false when the kernel has no cgroup.kill. */
 bool cgroup_kill(const struct cgroup_run *cg);

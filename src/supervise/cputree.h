@@ -107,6 +107,10 @@ void cputree_final_ms(const struct cputree *t, const struct rusage *ru, double *
  */
 int64_t cputree_memory_kib(struct cputree *t, int64_t limit_kib);
 
+/* KiB queued in the jail's netlink sockets, which no memory cgroup is
+ * charged for; 0 while the netns has no socket but sbx's, -1 unknown. */
+int64_t cputree_uncharged_kib(struct cputree *t);
+
 /* KiB of files in the jail's tmpfs mounts now: what outlives its processes. */
 int64_t cputree_tmpfs_kib(const struct cputree *t);
 

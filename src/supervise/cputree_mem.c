@@ -96,6 +96,15 @@ static int64_t socket_kib(const struct cputree *t)
 	return (kib > 0 ? kib : 0) + (nl > 0 ? nl : 0);
 }
 
+int64_t cputree_uncharged_kib(struct cputree *t)
+{
+	if (t->diag_fd < 0)
+		return 0;
+	if (t->sockets_base >= 0 && sockmem_sockets_used(t->sockstat_fd) == t->sockets_base)
+		return 0;
+	return sockmem_netlink_kib(t->netlink_fd);
+}
+
 /* "Pss:" of /proc/PID/smaps_rollup in KiB, or -1 with errno: EACCES for a
  * process that is not dumpable (the init), anything else when it is gone. */
 static int64_t pss_kib(int dirfd, pid_t pid, pid_t tid)
