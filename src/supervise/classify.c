@@ -116,7 +116,7 @@ static void fill_open_lines(struct sup *s)
 	for (int i = 0; i < 2; i++) {
 		int fd = s->out[i].dest.fd;
 		if (fd == 1 || fd == 2)
-			r->line_open[fd] = s->out[i].tail != '\n';
+			r->line_open[fd] |= s->out[i].tail != '\n'; /* learn: both on fd 2 */
 	}
 	if (fds_same_file(STDOUT_FILENO, STDERR_FILENO))
 		r->line_open[1] = r->line_open[2] = r->line_open[1] || r->line_open[2];

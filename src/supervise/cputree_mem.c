@@ -77,18 +77,25 @@ void cputree_sockets_baseline(struct cputree *t)
 	t->sockets_base = sockmem_sockets_used(t->sockstat_fd);
 }
 
+/*
+ * Whether the jail's netns may hold socket queues.  The dump was a third
+ * of a sample's cost (issue 17), and the queues must be counted every
+ * sample (a 100 ms cadence missed a 78 MiB burst): skip it only while the
+ * netns has no socket but sbx's (and without a diag socket, always).
+ */
+static bool sockets_in_use(const struct cputree *t)
+{
+	return t->diag_fd >= 0 &&
+	       !(t->sockets_base >= 0 && sockmem_sockets_used(t->sockstat_fd) == t->sockets_base);
+}
+
 /* KiB queued in the jail's unix and netlink sockets (0 without a diag
  * socket). */
 static int64_t socket_kib(const struct cputree *t)
 {
 	int64_t kib, nl;
 
-	if (t->diag_fd < 0)
-		return 0;
-	/* the dump was a third of a sample's cost (issue 17), and the queues
-	 * must be counted every sample (a 100 ms cadence missed a 78 MiB
-	 * burst): skip it only while the netns has no socket but sbx's */
-	if (t->sockets_base >= 0 && sockmem_sockets_used(t->sockstat_fd) == t->sockets_base)
+	if (!sockets_in_use(t))
 		return 0;
 	kib = sockmem_unix_kib(t->diag_fd);
 	/* NETLINK_ROUTE replies left unread: 14,400 sockets held 650 MiB */
@@ -98,11 +105,7 @@ static int64_t socket_kib(const struct cputree *t)
 
 int64_t cputree_uncharged_kib(struct cputree *t)
 {
-	if (t->diag_fd < 0)
-		return 0;
-	if (t->sockets_base >= 0 && sockmem_sockets_used(t->sockstat_fd) == t->sockets_base)
-		return 0;
-	return sockmem_netlink_kib(t->netlink_fd);
+	return sockets_in_use(t) ? sockmem_netlink_kib(t->netlink_fd) : 0;
 }
 
 /* "Pss:" of /proc/PID/smaps_rollup in KiB, or -1 with errno: EACCES for a

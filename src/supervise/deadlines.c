@@ -96,7 +96,6 @@ static void next_sample(struct sup *s, int64_t now, int64_t cost_ns)
 	s->dl_cpu = now + next;
 }
 
-/* The tree's CPU so far: cpu.stat of its cgroup, else the meter's sample. */
 /*
  * With a cgroup the kernel holds the tree to memory.max, but Linux 6.1
  * charges it nothing for netlink replies left unread: 8 x 200 sockets
@@ -123,6 +122,7 @@ static void check_uncharged(struct sup *s)
 	}
 }
 
+/* The tree's CPU so far: cpu.stat of its cgroup, else the meter's sample. */
 int64_t sup_tree_cpu_ms(struct sup *s)
 {
 	return s->cg.active ? cgroup_cpu_ms(&s->cg) : cputree_sample_ms(&s->cpu);
