@@ -125,8 +125,9 @@ Test(lifetime, unread_stdout_pipe_still_times_out)
 	assert_exit(status, 124, rec);
 	cr_assert(strstr(rec, "\"status\":\"timeout\"") != NULL, "stderr: %.2000s", rec);
 	/* 1 s wall + 0.5 s grace + 1 s close margin, plus scheduling slack
-	 * (and sbx's own start: 2 s under emulation); a hang is 15 s */
-	cr_assert(t >= 1.0 && t < 8.0, "took %.2f s", t);
+	 * (sbx's own start: 2 s under emulation, and 8.4 s in all once there
+	 * beside another test); a hang is wait_sbx's 15 s */
+	cr_assert(t >= 1.0 && t < 12.0, "took %.2f s", t);
 	free(rec);
 }
 
