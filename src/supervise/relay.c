@@ -20,7 +20,7 @@
  *     description of the same tty (they support no RWF_NOWAIT);
  *   - when that is refused (no /proc, another user's tty after su), or a
  *     kernel lacks RWF_NOWAIT on pipes: poll(POLLOUT, 0), then a write that
- *     a 20 ms ITIMER_REAL cuts short (SIGALRM without SA_RESTART) -- POLLOUT
+ *     a 20 ms timer cuts short (SIGRTMIN without SA_RESTART) -- POLLOUT
  *     on a tty only promises one byte of room, so any size could block;
  *   - regular files and /dev/null (epoll refuses them) never block.
  * Splice is not used for ttys and sockets: their splice_write honours only
@@ -42,8 +42,8 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/time.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "policy/policy.h"
@@ -175,39 +175,61 @@ int relay_set_copy(struct out_stream *s, int fd, struct sbx_err *err)
 	return 0;
 }
 
-static void on_alarm(int sig)
+static void on_write_timer(int sig)
 {
 	(void)sig; /* only here to interrupt a write (no SA_RESTART) */
+}
+
+/*
+ * The timer of write_timed(): a POSIX timer on SIGRTMIN, not ITIMER_REAL.
+ * SIGALRM is one of the abort signals the supervisor holds blocked for its
+ * signalfd: the itimer's SIGALRM never cut the write short and ended the
+ * run as `aborted`, "interrupted by SIGALRM" (seen on Linux 6.1, whose pipes
+ * take no RWF_NOWAIT).  False when no timer could be made.
+ */
+static bool write_timer(timer_t *out)
+{
+	static int state; /* 0 not tried, 1 made, -1 refused */
+	static timer_t timer;
+	struct sigevent ev;
+	struct sigaction sa;
+
+	if (state == 0) {
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_write_timer;
+		sigemptyset(&sa.sa_mask);
+		memset(&ev, 0, sizeof(ev));
+		ev.sigev_notify = SIGEV_SIGNAL;
+		ev.sigev_signo = SIGRTMIN;
+		state = sigaction(SIGRTMIN, &sa, NULL) == 0 &&
+				timer_create(CLOCK_MONOTONIC, &ev, &timer) == 0 ? 1 : -1;
+	}
+	*out = timer;
+	return state == 1;
 }
 
 /* A write that gives up after 20 ms; -1 with EAGAIN when cut short. */
 static ssize_t write_timed(int fd, const unsigned char *p, size_t n)
 {
-	static bool handler_set;
-	struct sigaction sa;
-	struct itimerval arm = { .it_value = { .tv_usec = 20000 } };
-	struct itimerval disarm;
+	struct itimerspec arm = { .it_value = { .tv_nsec = 20 * 1000 * 1000 } };
+	struct itimerspec disarm;
 	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+	timer_t timer;
 	ssize_t w;
 	int saved;
 
-	if (!handler_set) {
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = on_alarm;
-		sigemptyset(&sa.sa_mask);
-		if (sigaction(SIGALRM, &sa, NULL) != 0)
-			return -1;
-		handler_set = true;
-	}
 	if (poll(&pfd, 1, 0) == 0) {
 		errno = EAGAIN;
 		return -1;
 	}
+	/* no timer: POLLOUT promises room for one byte, so one byte cannot block */
+	if (!write_timer(&timer))
+		return write(fd, p, 1);
 	memset(&disarm, 0, sizeof(disarm));
-	setitimer(ITIMER_REAL, &arm, NULL);
+	timer_settime(timer, 0, &arm, NULL);
 	w = write(fd, p, n);
 	saved = errno;
-	setitimer(ITIMER_REAL, &disarm, NULL);
+	timer_settime(timer, 0, &disarm, NULL);
 	errno = saved == EINTR ? EAGAIN : saved;
 	return w;
 }

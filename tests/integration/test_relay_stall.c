@@ -17,7 +17,11 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,15 +40,15 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Start `sbx ARGV...` with stdout and stderr on pipes the test holds. */
-static void start_sbx(struct stalled_run *r, const char *const argv[])
+/* Start `sbx ARGV...` with stdout on OUT_W (the test keeps the other end in
+ * r->out) and stderr on a pipe the test holds. */
+static void start_sbx_on(struct stalled_run *r, int out_w, const char *const argv[])
 {
-	int out[2], err[2];
+	int err[2];
 	size_t n = 0;
 
 	while (argv[n])
 		n++;
-	cr_assert_eq(pipe2(out, O_CLOEXEC), 0);
 	cr_assert_eq(pipe2(err, O_CLOEXEC), 0);
 	/* room for the record even while the test does not read stderr */
 	(void)fcntl(err[0], F_SETPIPE_SZ, 1024 * 1024);
@@ -58,15 +62,24 @@ static void start_sbx(struct stalled_run *r, const char *const argv[])
 		args[0] = "sbx";
 		for (size_t i = 0; i < n; i++)
 			args[i + 1] = argv[i];
-		dup2(out[1], STDOUT_FILENO);
+		dup2(out_w, STDOUT_FILENO);
 		dup2(err[1], STDERR_FILENO);
 		execv(sbx_path(), (char *const *)args);
 		_exit(127);
 	}
-	close(out[1]);
+	close(out_w);
 	close(err[1]);
-	r->out = out[0];
 	r->err = err[0];
+}
+
+/* Start `sbx ARGV...` with stdout and stderr on pipes the test holds. */
+static void start_sbx(struct stalled_run *r, const char *const argv[])
+{
+	int out[2];
+
+	cr_assert_eq(pipe2(out, O_CLOEXEC), 0);
+	r->out = out[0];
+	start_sbx_on(r, out[1], argv);
 }
 
 /* Wait for sbx at most LIMIT_S seconds (SIGKILL then); the elapsed time. */
@@ -275,4 +288,78 @@ Test(lifetime, a_line_after_a_stderr_burst_stays_after_it_in_one_log_file)
 	rm_tree(dir);
 	free(dir);
 	free(log);
+}
+
+/*
+ * A slow tty that sbx cannot reopen non-blocking (mode 0 here; another
+ * user's tty after su): its writes are cut short by a timer.  That timer
+ * was SIGALRM, which the supervisor holds blocked as an abort signal: the
+ * run ended `aborted`, "interrupted by SIGALRM" (CI, Linux 6.1, where pipes
+ * take this path too).  As root the reopen succeeds, so root tests the
+ * O_NONBLOCK reopen and an unprivileged run the timer.
+ */
+static void slow_tty_gets_every_byte(bool no_timer)
+{
+	struct stalled_run r;
+	struct termios tio;
+	int status, master, slave;
+	size_t cap = 1 << 20, len = 0, want_len = 0;
+	char *got = malloc(cap), *want = malloc(cap);
+	ssize_t n;
+
+	REQUIRE_USERNS();
+	cr_assert(got && want);
+	master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	cr_assert(master >= 0 && grantpt(master) == 0 && unlockpt(master) == 0);
+	slave = open(ptsname(master), O_RDWR | O_NOCTTY | O_CLOEXEC);
+	cr_assert(slave >= 0, "open %s: %s", ptsname(master), strerror(errno));
+	cr_assert_eq(tcgetattr(slave, &tio), 0);
+	cfmakeraw(&tio); /* bytes as written: no \r added */
+	cr_assert_eq(tcsetattr(slave, TCSANOW, &tio), 0);
+	cr_assert_eq(fchmod(slave, 0), 0);
+	for (int i = 1; i <= 40000; i++)
+		want_len += (size_t)snprintf(want + want_len, cap - want_len, "%d\n", i);
+	r.out = master;
+	/* no pending-signal allowance: timer_create() fails, one byte a write */
+	struct rlimit saved_limit, sigpending;
+	cr_assert_eq(getrlimit(RLIMIT_SIGPENDING, &saved_limit), 0);
+	sigpending = (struct rlimit){ 0, saved_limit.rlim_max };
+	if (no_timer)
+		cr_assert_eq(setrlimit(RLIMIT_SIGPENDING, &sigpending), 0);
+	start_sbx_on(&r, slave, SBX_ARGV("run", "--time", "60s", "--", "/usr/bin/seq", "1",
+					 "40000"));
+	cr_assert_eq(setrlimit(RLIMIT_SIGPENDING, &saved_limit), 0);
+	/* 1 KiB every 2 ms: sbx's writes fill the tty and wait on its reader */
+	for (;;) {
+		struct pollfd pfd = { .fd = master, .events = POLLIN };
+
+		if (poll(&pfd, 1, 20000) <= 0)
+			break;
+		n = read(master, got + len, len + 1024 < cap ? 1024 : cap - len);
+		if (n <= 0) /* EIO: sbx and the jail closed the tty */
+			break;
+		len += (size_t)n;
+		usleep(2000);
+	}
+	close(master);
+	wait_sbx(&r, 30.0, &status);
+	char *rec = read_stderr(&r);
+	assert_exit(status, 0, rec);
+	cr_assert(strstr(rec, "\"status\":\"ok\"") != NULL, "stderr: %.2000s", rec);
+	cr_assert_eq(len, want_len, "got %zu bytes, want %zu", len, want_len);
+	cr_assert(memcmp(got, want, len) == 0, "the relayed bytes differ");
+	free(rec);
+	free(got);
+	free(want);
+}
+
+Test(lifetime, slow_tty_that_cannot_be_reopened_gets_every_byte)
+{
+	slow_tty_gets_every_byte(false);
+}
+
+/* The caller's `ulimit -i 0` leaves sbx no timer: the fallback still holds. */
+Test(lifetime, slow_tty_gets_every_byte_without_a_timer)
+{
+	slow_tty_gets_every_byte(true);
 }
