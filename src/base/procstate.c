@@ -42,14 +42,32 @@ static uint64_t bit(int sig)
 	return UINT64_C(1) << (sig - 1);
 }
 
-static const int abort_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
-				     SIGALRM };
+/* Async signals whose default ends sbx: a caller's kill -PROF, -PWR, -IO,
+ * -RTMIN+3 left no record (and -o's staging dir); the synchronous fault
+ * signals (SEGV, BUS, ILL, FPE, TRAP, SYS, ABRT) stay out, as blocking
+ * them changes nothing for a real fault. */
+static const int abort_signals[] = { SIGINT,  SIGTERM,   SIGHUP,  SIGQUIT, SIGUSR1,
+				     SIGUSR2, SIGALRM,   SIGPROF, SIGVTALRM, SIGPWR,
+				     SIGIO,   SIGSTKFLT, SIGXCPU };
 
-void procstate_abort_set(sigset_t *set)
+int procstate_timer_signal(void)
 {
-	sigemptyset(set);
-	for (size_t i = 0; i < sizeof(abort_signals) / sizeof(abort_signals[0]); i++)
-		sigaddset(set, abort_signals[i]);
+	return SIGRTMIN;
+}
+
+static void on_timer_signal(int sig)
+{
+	(void)sig; /* only here to cut a system call short (no SA_RESTART) */
+}
+
+int procstate_catch_timer_signal(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_timer_signal;
+	sigemptyset(&sa.sa_mask);
+	return sigaction(procstate_timer_signal(), &sa, NULL);
 }
 
 bool procstate_is_abort(int sig)
@@ -57,7 +75,16 @@ bool procstate_is_abort(int sig)
 	for (size_t i = 0; i < sizeof(abort_signals) / sizeof(abort_signals[0]); i++)
 		if (abort_signals[i] == sig)
 			return true;
-	return false;
+	/* the realtime signals, but the one of sbx's own timer */
+	return sig > procstate_timer_signal() && sig <= SIGRTMAX;
+}
+
+void procstate_abort_set(sigset_t *set)
+{
+	sigemptyset(set);
+	for (int sig = 1; sig <= SIGRTMAX; sig++)
+		if (procstate_is_abort(sig))
+			sigaddset(set, sig);
 }
 
 static int raw_sigaction(int sig, const struct ksigaction *act, struct ksigaction *old)
@@ -178,9 +205,13 @@ void procstate_reset(bool hold_abort)
 	unignore_signals();
 	own_limits();
 	drop_pending(keep);
-	for (size_t i = 0; hold_abort && i < sizeof(abort_signals) / sizeof(abort_signals[0]); i++)
-		blocked |= bit(abort_signals[i]);
+	for (int sig = 1; hold_abort && sig <= NSIG_KERNEL; sig++)
+		if (procstate_is_abort(sig))
+			blocked |= bit(sig);
 	raw_sigmask(blocked);
+	/* a caller's kill -RTMIN, sbx's timer signal, is not a way to end sbx */
+	if (hold_abort)
+		(void)procstate_catch_timer_signal();
 	/* READ_IMPLIES_EXEC makes every readable mapping executable and
 	 * ADDR_NO_RANDOMIZE turns ASLR off, in sbx and in the jail. */
 	if (personality(0xffffffff) != PER_LINUX)

@@ -32,10 +32,18 @@ void procstate_reset(bool hold_abort);
  * The abort set: the signals `sbx run` takes as a request to stop (tear
  * the jail down, record `aborted`, exit 128 + the signal).  SIGINT,
  * SIGTERM, SIGHUP, and the others whose default would kill sbx without a
- * record: SIGQUIT (Ctrl-\ at a terminal), SIGUSR1, SIGUSR2, SIGALRM.
+ * record: SIGQUIT (Ctrl-\ at a terminal), SIGUSR1, SIGUSR2, SIGALRM,
+ * SIGPROF, SIGVTALRM, SIGPWR, SIGIO, SIGSTKFLT, SIGXCPU and the realtime
+ * signals but procstate_timer_signal().
  */
 void procstate_abort_set(sigset_t *set);
 bool procstate_is_abort(int sig);
+
+/* The signal of sbx's own timers (relay.c): never in the abort set, as a
+ * blocked timer signal cannot cut a write short.  Caught, it interrupts a
+ * system call and does nothing else; 0 or -1 as sigaction(). */
+int procstate_timer_signal(void);
+int procstate_catch_timer_signal(void);
 
 /* Every signal 1..64 (but SIGKILL/SIGSTOP) to SIG_DFL, even handled ones,
  * and an empty blocked mask: for a process about to exec the program. */

@@ -120,7 +120,14 @@ void record_name_or_number(char *buf, size_t size, const char *prefix, const cha
 
 void result_signal_name(int sig, char *buf, size_t size)
 {
-	record_name_or_number(buf, size, "SIG", sigabbrev_np(sig), sig);
+	/* as kill -l and the caller's kill -s name them (glibc has no
+	 * abbreviation); 32 and 33 are glibc's own, below SIGRTMIN */
+	if (sig > SIGRTMIN && sig <= SIGRTMAX)
+		snprintf(buf, size, "SIGRTMIN+%d", sig - SIGRTMIN);
+	else if (sig == SIGRTMIN)
+		snprintf(buf, size, "SIGRTMIN");
+	else
+		record_name_or_number(buf, size, "SIG", sigabbrev_np(sig), sig);
 }
 
 /* Quote LEN bytes of valid UTF-8 as a JSON string; NULs become \u0000. */

@@ -27,7 +27,7 @@ enum run_status {
 
 const char *run_status_name(enum run_status s); /* "nonzero-exit" ... */
 
-/* "SIGKILL" for 9; "SIG34" when glibc has no abbreviation. */
+/* "SIGKILL" for 9, "SIGRTMIN+5" for 39; "SIG32" when glibc names none. */
 void result_signal_name(int sig, char *buf, size_t size);
 
 /* How a limit was enforced, for limits.enforced_by. */

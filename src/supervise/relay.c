@@ -46,6 +46,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/procstate.h"
 #include "policy/policy.h"
 
 #define SPLICE_CHUNK (1024 * 1024)
@@ -175,11 +176,6 @@ int relay_set_copy(struct out_stream *s, int fd, struct sbx_err *err)
 	return 0;
 }
 
-static void on_write_timer(int sig)
-{
-	(void)sig; /* only here to interrupt a write (no SA_RESTART) */
-}
-
 /*
  * The timer of write_timed(): a POSIX timer on SIGRTMIN, not ITIMER_REAL.
  * SIGALRM is one of the abort signals the supervisor holds blocked for its
@@ -192,16 +188,12 @@ static bool write_timer(timer_t *out)
 	static int state; /* 0 not tried, 1 made, -1 refused */
 	static timer_t timer;
 	struct sigevent ev;
-	struct sigaction sa;
 
 	if (state == 0) {
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = on_write_timer;
-		sigemptyset(&sa.sa_mask);
 		memset(&ev, 0, sizeof(ev));
 		ev.sigev_notify = SIGEV_SIGNAL;
-		ev.sigev_signo = SIGRTMIN;
-		state = sigaction(SIGRTMIN, &sa, NULL) == 0 &&
+		ev.sigev_signo = procstate_timer_signal();
+		state = procstate_catch_timer_signal() == 0 &&
 				timer_create(CLOCK_MONOTONIC, &ev, &timer) == 0 ? 1 : -1;
 	}
 	*out = timer;
