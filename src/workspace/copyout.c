@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,25 +134,58 @@ static int open_temp(int dir, char *name, size_t cap, mode_t mode)
 	return -1;
 }
 
+/* Give the unnamed file FD (O_TMPFILE) a fresh temporary name in DIR. */
+static int link_temp(int fd, int dir, char *name, size_t cap)
+{
+	static unsigned long seq;
+	char proc[40];
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	for (int attempt = 0; attempt < 100; attempt++) {
+		snprintf(name, cap, ".sbx-out-%ld-t%lu", (long)getpid(), seq++);
+		/* AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH before Linux 6.10;
+		 * the /proc link needs a /proc */
+		if (linkat(fd, "", dir, name, AT_EMPTY_PATH) == 0 ||
+		    (errno != EEXIST &&
+		     linkat(AT_FDCWD, proc, dir, name, AT_SYMLINK_FOLLOW) == 0))
+			return 0;
+		if (errno != EEXIST)
+			return -1;
+	}
+	errno = EEXIST;
+	return -1;
+}
+
 /*
  * Write IN's data to LEAF in DIR through a temporary file renamed over
  * it: a symlink or a hard link already in DIR under LEAF (to /etc/passwd,
- * say) is replaced as a name, never written through.
+ * say) is replaced as a name, never written through.  The file is written
+ * unnamed (O_TMPFILE) and named only for the rename: a SIGKILL of sbx in
+ * the middle of a copy left a named .sbx-out-PID-N in DIR.  Filesystems
+ * without O_TMPFILE get a named temporary file throughout.
  */
 static int write_into(int in, const struct stat *st, int dir, const char *leaf)
 {
 	char tmp[64];
-	int dst = open_temp(dir, tmp, sizeof(tmp), (st->st_mode & 0755) | 0600);
+	mode_t mode = (st->st_mode & 0755) | 0600;
+	int dst = openat(dir, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
+	bool named = dst < 0;
 	int rc;
 
+	if (named)
+		dst = open_temp(dir, tmp, sizeof(tmp), mode);
 	if (dst < 0)
 		return -1;
 	rc = copy_sparse(in, dst, (uint64_t)st->st_size);
+	if (rc == 0 && !named) {
+		rc = link_temp(dst, dir, tmp, sizeof(tmp));
+		named = rc == 0;
+	}
 	if (close(dst) < 0)
 		rc = -1;
 	if (rc == 0)
 		rc = renameat(dir, tmp, dir, leaf);
-	if (rc < 0) {
+	if (rc < 0 && named) {
 		int e = errno;
 		(void)unlinkat(dir, tmp, 0);
 		errno = e;

@@ -1,14 +1,17 @@
 /*
  * test_iface_out.c - `-o DIR` against hostile workspace and output-dir
  * content (issue 11 item 4): sparse files, the total budget, links planted
- * in DIR, DIR itself a symlink, a host hard link in a -w workspace, and
- * names that are not text.
+ * in DIR, DIR itself a symlink, a host hard link in a -w workspace, names
+ * that are not text, and a SIGKILL of sbx in the middle of the copy.
  */
 #include "common.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -306,4 +309,60 @@ Test(iface_out, names_with_newlines_and_invalid_utf8_are_copied_exactly)
 	free(out);
 	free(nl);
 	free(bad);
+}
+
+/* Names in DIR that are sbx's temporary files (.sbx-out-*). */
+static int count_temp_files(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	cr_assert_not_null(d, "opendir %s", dir);
+	while ((e = readdir(d)))
+		n += strncmp(e->d_name, ".sbx-out-", 9) == 0;
+	closedir(d);
+	return n;
+}
+
+/*
+ * SIGKILL of sbx in the middle of -o's copy: the file being copied was a
+ * named .sbx-out-PID-N in DIR for the whole copy, and stayed there.  Now it
+ * is unnamed (O_TMPFILE) until the instant of its rename.  Killed at
+ * delays across the copy of 48 MiB (~50 ms here) after the program ended.
+ */
+Test(iface_out, sigkill_during_the_copy_leaves_no_temporary_file)
+{
+	char *dir = make_temp_dir(), *out = xasprintf("%s/out", dir);
+	int left;
+
+	REQUIRE_USERNS();
+	cr_assert_eq(mkdir(out, 0755), 0);
+	for (int delay_ms = 0; delay_ms <= 40; delay_ms += 4) {
+		int up[2], status;
+		char line[8] = "";
+
+		cr_assert_eq(pipe(up), 0);
+		pid_t pid = fork();
+		cr_assert(pid >= 0);
+		if (pid == 0) {
+			int null = open("/dev/null", O_WRONLY);
+			dup2(up[1], 1);
+			dup2(null, 2);
+			execl(sbx_path(), "sbx", "run", "-q", "-o", out, "--", "/bin/sh", "-c",
+			      "head -c 48M /dev/urandom > f; echo done", (char *)NULL);
+			_exit(127);
+		}
+		close(up[1]);
+		cr_assert(read(up[0], line, 4) == 4, "the program never ended its write");
+		usleep((useconds_t)delay_ms * 1000);
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		close(up[0]);
+	}
+	left = count_temp_files(out);
+	cr_assert_eq(left, 0, "%d .sbx-out-* files left in the out dir", left);
+	rm_tree(dir);
+	free(out);
+	free(dir);
 }
