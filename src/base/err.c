@@ -123,3 +123,19 @@ int err_resource(struct sbx_err *err, const char *what, int e)
 	}
 	return err_set(err, ERR_SETUP, e, "%s: %s", what, strerror(e));
 }
+
+void err_print(FILE *f, const char *prefix, const char *msg)
+{
+	fputs(prefix, f);
+	for (const unsigned char *p = (const unsigned char *)msg; *p; p++) {
+		if (*p == '\n')
+			fputs("\\n", f);
+		else if ((*p < 0x20 && *p != '\t') || *p == 0x7f)
+			fprintf(f, "\\x%02x", *p);
+		else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) /* U+0080..U+009F */
+			fprintf(f, "\\x%02x", *++p);
+		else
+			fputc(*p, f);
+	}
+	fputc('\n', f);
+}

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 enum err_kind {
 	ERR_NONE = 0,
@@ -48,5 +49,13 @@ int err_resource(struct sbx_err *err, const char *what, int e);
  * Every "did you mean" of sbx comes from here.
  */
 const char *err_suggest(const char *word, const char *const *names, size_t n);
+
+/*
+ * PREFIX MSG and a newline on F, one line whatever MSG holds: a newline
+ * becomes \\n, other C0 and C1 controls and DEL \\xNN.  Messages quote the
+ * caller's values (-C, a policy's strings): a newline split the error,
+ * an ESC sequence reached the terminal.
+ */
+void err_print(FILE *f, const char *prefix, const char *msg);
 
 #endif

@@ -22,7 +22,7 @@ static int check_one(const char *file)
 	int rc;
 
 	if (policy_load(file, &p, &err) < 0) {
-		fprintf(stderr, "%s\n", err.msg);
+		err_print(stderr, "", err.msg);
 		return -1;
 	}
 	/* everything run refuses before a jail exists: seccomp names too */
@@ -132,7 +132,7 @@ int cmd_explain(int argc, char **argv)
 	cli_options_free(&o);
 	return 0;
 fail:
-	fprintf(stderr, "sbx: %s\n", err.msg);
+	err_print(stderr, "sbx: ", err.msg);
 	cli_options_free(&o);
 	return 125;
 }

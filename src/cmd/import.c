@@ -95,7 +95,7 @@ int cmd_import(int argc, char **argv)
 	if ((rc = parse_args(argc, argv, &file, &out)) != 0)
 		return rc;
 	if (import_nsjail_file(file, &r, &err) < 0) {
-		fprintf(stderr, "sbx: %s\n", err.msg);
+		err_print(stderr, "sbx: ", err.msg);
 		return 125;
 	}
 	rc = write_policy(out, &r);

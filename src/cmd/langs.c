@@ -184,7 +184,7 @@ static int list_presets(const struct lang_preset_list *l, cJSON *array)
 		struct sbx_err err = { 0 };
 
 		if (policy_load(ps->path ? ps->path : ps->name, &p, &err) < 0) {
-			fprintf(stderr, "sbx: langs: %s\n", err.msg);
+			err_print(stderr, "sbx: langs: ", err.msg);
 			failed++;
 			continue;
 		}

@@ -338,7 +338,7 @@ static void fail_result(struct run_ctx *c, struct sbx_err *err)
 	r->retryable = err->kind == ERR_SETUP && err->retryable;
 	snprintf(r->message, sizeof(r->message), "%.511s", err->msg);
 	r->exit_status = 125;
-	fprintf(stderr, "sbx: %s\n", err->msg);
+	err_print(stderr, "sbx: ", err->msg);
 	c->said = true;
 }
 
@@ -349,7 +349,7 @@ static void say_own_error(struct run_ctx *c)
 	enum run_status st = c->res.status;
 
 	if (!c->said && (st == ST_SETUP_ERROR || st == ST_CONFIG_ERROR || st == ST_EXEC_ERROR))
-		fprintf(stderr, "sbx: %s\n", c->res.message);
+		err_print(stderr, "sbx: ", c->res.message);
 }
 
 /* Passthrough mode: the compiler's messages go where a compiler's would. */
@@ -511,7 +511,7 @@ static void collect_files(struct run_ctx *c)
 		return;
 	c->res.files = art_diff(c->ws.dirfd, &c->before, c->started_ns, &err);
 	if (!c->res.files) {
-		fprintf(stderr, "sbx: warning: %s\n", err.msg);
+		err_print(stderr, "sbx: warning: ", err.msg);
 		return;
 	}
 	if (c->out_fd >= 0)

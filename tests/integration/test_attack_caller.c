@@ -263,3 +263,37 @@ Test(attack_caller, the_workspace_cannot_be_the_synthesized_etc)
 	rm_tree(dir);
 	free(dir);
 }
+
+/* An error quoting a caller's value is one line with no raw control bytes:
+ * -C $'a\nb' split it in two, and an ESC sequence in a value (a file name
+ * from a pull request, in a CI log) reached the terminal. */
+Test(attack_caller, an_error_quoting_a_value_is_one_line_without_controls)
+{
+	static const char *const argvs[][6] = {
+		{ "run", "-q", "-C", "a\nb\x1b[2J", "--", "/bin/true" },
+		{ "run", "-q", "--time", "1\x1b]0;x\a\xc2\x9b", "--", "/bin/true" },
+	};
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	for (size_t i = 0; i < sizeof(argvs) / sizeof(argvs[0]); i++) {
+		const char *argv[7] = { 0 };
+
+		memcpy(argv, argvs[i], sizeof(argvs[i]));
+		sbx_run(&r, NULL, argv);
+		cr_assert_eq(r.exit_status, 125, "%s: exit %d", argvs[i][2], r.exit_status);
+		cr_assert(r.err_len > 0 && r.err[r.err_len - 1] == '\n' &&
+				  memchr(r.err, '\n', r.err_len - 1) == NULL,
+			  "%s: not one line: %s", argvs[i][2], r.err);
+		for (size_t k = 0; k < r.err_len; k++) {
+			unsigned char c = (unsigned char)r.err[k];
+			cr_assert(c >= 0x20 || c == '\n', "%s: control byte 0x%02x in: %s",
+				  argvs[i][2], c, r.err);
+			cr_assert(!(c == 0xc2 && k + 1 < r.err_len &&
+				    (unsigned char)r.err[k + 1] >= 0x80 &&
+				    (unsigned char)r.err[k + 1] <= 0x9f),
+				  "%s: a C1 control in: %s", argvs[i][2], r.err);
+		}
+		sbx_result_free(&r);
+	}
+}
