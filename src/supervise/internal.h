@@ -82,6 +82,7 @@ struct sup {
 	bool memory_near_limit;     /* the last total was over half of memory_mb */
 	bool term_sent, init_killed, init_reaped;
 	int64_t cpu_sampled_ms;     /* last whole-tree sample (0 = none) */
+	int64_t t_cpu_sampled;      /* when it was taken (0 = none) */
 	int64_t sample_ns;          /* the meter's current interval */
 	int64_t t_churn;            /* when a sample last saw a birth or death */
 	int64_t setup_cpu_ms;       /* the jail's CPU before GO (the init's setup) */
