@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
@@ -98,8 +99,9 @@ static void note_rate(struct out_stream *o, const struct out_stream *other,
 		o->batch_until = now + BATCH_NS;
 }
 
-/* One read of stream I; a batch's turn reads until the pipe is empty. */
-static int pump_output(struct sup *s, int i, bool batch)
+/* One read of stream I; a batch's turn, or DRAIN, reads until the pipe is
+ * empty. */
+static int pump_output(struct sup *s, int i, bool batch, bool drain)
 {
 	struct out_stream *o = &s->out[i];
 	uint64_t before = o->bytes, last;
@@ -108,7 +110,7 @@ static int pump_output(struct sup *s, int i, bool batch)
 	do {
 		last = o->bytes;
 		r = relay_pump(o, &s->budget, s->buf, s->err);
-	} while (r == PUMP_MORE && batch && ++reads < BATCH_READS &&
+	} while (r == PUMP_MORE && (batch || drain) && ++reads < BATCH_READS &&
 		 o->bytes - last >= RELAY_BUF_SIZE);
 	if (r < 0)
 		return -1;
@@ -211,17 +213,44 @@ static void batches_due(struct sup *s, bool ready[TAG_COUNT], bool batch[2])
 		}
 }
 
+/* Bytes waiting in stream I's jail pipe; 0 when unknown. */
+static int pending_bytes(const struct out_stream *o)
+{
+	int n = 0;
+
+	if (o->src < 0 || ioctl(o->src, FIONREAD, &n) != 0)
+		return 0;
+	return n;
+}
+
+/*
+ * Which stream to read first when both have bytes (2>&1 into one file keeps
+ * the program's order only as far as sbx guesses it): a batch's bytes are
+ * older than the other's, which woke us as soon as they came; else the
+ * fuller pipe, read to empty, holds the burst the other's line came after.
+ * A stdout line after a stderr burst came out before the burst's last 16
+ * KiB when sbx, slowed by a loaded machine, saw both in one turn.
+ */
+static int out_read_first(struct sup *s, const bool ready[TAG_COUNT], const bool batch[2])
+{
+	if (batch[1] != batch[0])
+		return batch[1] ? 1 : 0;
+	if (!ready[TAG_OUT] || !ready[TAG_OUT + 1])
+		return 0;
+	return pending_bytes(&s->out[1]) > pending_bytes(&s->out[0]) ? 1 : 0;
+}
+
 static int handle_ready(struct sup *s, const bool ready[TAG_COUNT], const bool batch[2])
 {
+	int first = out_read_first(s, ready, batch);
+	bool both = ready[TAG_OUT] && ready[TAG_OUT + 1];
+
 	/* control first: an exit reported in the same turn beats a deadline */
 	if (ready[TAG_CTL])
 		sup_drain_ctl(s);
 	if (ready[TAG_PIDFD])
 		sup_reap_init(s);
-	/* the other stream woke us as soon as its bytes came; a batch's are
-	 * older: read stderr's first when only it was batched (2>&1 keeps the
-	 * order: a stdout line after a stderr burst came out before its end) */
-	for (int k = 0, first = batch[1] && !batch[0]; k < 2; k++) {
+	for (int k = 0; k < 2; k++) {
 		int i = k ? 1 - first : first;
 
 		if (ready[TAG_OUT_DEST + i])
@@ -229,7 +258,7 @@ static int handle_ready(struct sup *s, const bool ready[TAG_COUNT], const bool b
 		if (ready[TAG_OUT_COPY + i])
 			relay_flush(&s->out[i], &s->out[i].copy);
 		if (ready[TAG_OUT + i] && s->out[i].src >= 0 &&
-		    pump_output(s, i, batch[i]) != 0)
+		    pump_output(s, i, batch[i], both && k == 0) != 0)
 			return -1;
 	}
 	if (ready[TAG_STDIN])
