@@ -32,7 +32,7 @@
 /* What the hostile caller sets before it execs. */
 struct caller {
 	bool ignore_all;     /* SIG_IGN for every signal 1..64 (raw, 32/33 too) */
-	bool block_all;      /* every signal blocked, SIGUSR1 and SIGALRM pending */
+	bool block_all;      /* every signal blocked, USR1/ALRM/PROF/RT pending */
 	unsigned long persona; /* personality(); 0 = leave */
 	int umask_value;     /* -1 = leave */
 	int itimer_s;        /* ITIMER_REAL armed, SIGALRM default; 0 = none */
@@ -71,9 +71,15 @@ static void block_every_signal(void)
 	uint64_t all = ~UINT64_C(0);
 
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, NULL, sizeof(all));
-	/* pending and blocked: unblocked as they are, either kills sbx */
+	/* pending and blocked: unblocked as they are, each kills sbx; held
+	 * for the signalfd, the later ones would be read as a request to stop
+	 * (SIGRTMIN, sbx's timer signal, was never blocked before) */
 	kill(getpid(), SIGUSR1);
 	kill(getpid(), SIGALRM);
+	kill(getpid(), SIGPROF);
+	kill(getpid(), SIGRTMIN);
+	kill(getpid(), SIGRTMIN + 1);
+	kill(getpid(), SIGRTMIN + 1);
 }
 
 static void raise_priority(void)
