@@ -50,24 +50,52 @@ static const int abort_signals[] = { SIGINT,  SIGTERM,   SIGHUP,  SIGQUIT, SIGUS
 				     SIGUSR2, SIGALRM,   SIGPROF, SIGVTALRM, SIGPWR,
 				     SIGIO,   SIGSTKFLT, SIGXCPU };
 
-int procstate_timer_signal(void)
+/* Set when a SIGALRM that is not the itimer's lands in a write window. */
+static volatile sig_atomic_t caller_alarm;
+
+static void on_alarm(int sig, siginfo_t *info, void *ctx)
 {
-	return SIGRTMIN;
+	(void)sig;
+	(void)ctx;
+	/* the itimer's own is SI_KERNEL, which kill(2) and sigqueue(3) cannot
+	 * claim; anything else is the caller's request to stop */
+	if (info->si_code != SI_KERNEL)
+		caller_alarm = 1;
 }
 
-static void on_timer_signal(int sig)
+int procstate_alarm_open(void)
 {
-	(void)sig; /* only here to cut a system call short (no SA_RESTART) */
+	static bool caught;
+	sigset_t set;
+
+	if (!caught) {
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = on_alarm;
+		sa.sa_flags = SA_SIGINFO; /* no SA_RESTART: the write is cut short */
+		sigemptyset(&sa.sa_mask);
+		if (sigaction(SIGALRM, &sa, NULL) != 0)
+			return -1;
+		caught = true;
+	}
+	sigemptyset(&set);
+	sigaddset(&set, SIGALRM);
+	return sigprocmask(SIG_UNBLOCK, &set, NULL);
 }
 
-int procstate_catch_timer_signal(void)
+void procstate_alarm_close(void)
 {
-	struct sigaction sa;
+	sigset_t set;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_timer_signal;
-	sigemptyset(&sa.sa_mask);
-	return sigaction(procstate_timer_signal(), &sa, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, SIGALRM);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	/* the handler took the caller's SIGALRM: pend it again, for the signalfd */
+	if (caller_alarm) {
+		caller_alarm = 0;
+		kill(getpid(), SIGALRM);
+	}
 }
 
 bool procstate_is_abort(int sig)
@@ -75,8 +103,7 @@ bool procstate_is_abort(int sig)
 	for (size_t i = 0; i < sizeof(abort_signals) / sizeof(abort_signals[0]); i++)
 		if (abort_signals[i] == sig)
 			return true;
-	/* the realtime signals, but the one of sbx's own timer */
-	return sig > procstate_timer_signal() && sig <= SIGRTMAX;
+	return sig >= SIGRTMIN && sig <= SIGRTMAX;
 }
 
 void procstate_abort_set(sigset_t *set)
@@ -209,9 +236,6 @@ void procstate_reset(bool hold_abort)
 		if (procstate_is_abort(sig))
 			blocked |= bit(sig);
 	raw_sigmask(blocked);
-	/* a caller's kill -RTMIN, sbx's timer signal, is not a way to end sbx */
-	if (hold_abort)
-		(void)procstate_catch_timer_signal();
 	/* READ_IMPLIES_EXEC makes every readable mapping executable and
 	 * ADDR_NO_RANDOMIZE turns ASLR off, in sbx and in the jail. */
 	if (personality(0xffffffff) != PER_LINUX)

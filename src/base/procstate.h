@@ -34,16 +34,21 @@ void procstate_reset(bool hold_abort);
  * SIGTERM, SIGHUP, and the others whose default would kill sbx without a
  * record: SIGQUIT (Ctrl-\ at a terminal), SIGUSR1, SIGUSR2, SIGALRM,
  * SIGPROF, SIGVTALRM, SIGPWR, SIGIO, SIGSTKFLT, SIGXCPU and the realtime
- * signals but procstate_timer_signal().
+ * signals.
  */
 void procstate_abort_set(sigset_t *set);
 bool procstate_is_abort(int sig);
 
-/* The signal of sbx's own timers (relay.c): never in the abort set, as a
- * blocked timer signal cannot cut a write short.  Caught, it interrupts a
- * system call and does nothing else; 0 or -1 as sigaction(). */
-int procstate_timer_signal(void);
-int procstate_catch_timer_signal(void);
+/*
+ * The window of sbx's own write timer (relay.c), ITIMER_REAL: SIGALRM, held
+ * blocked as an abort signal, is let through to a handler only between
+ * open and close, to cut a write short.  A POSIX timer would need no window
+ * but a queued-signal slot, and the caller's `ulimit -i 0` leaves none.  A
+ * caller's SIGALRM caught in the window is sent again on close, so it still
+ * aborts the run.  Open is 0, or -1 (then SIGALRM stays blocked).
+ */
+int procstate_alarm_open(void);
+void procstate_alarm_close(void);
 
 /* Every signal 1..64 (but SIGKILL/SIGSTOP) to SIG_DFL, even handled ones,
  * and an empty blocked mask: for a process about to exec the program. */

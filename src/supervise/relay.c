@@ -20,7 +20,7 @@
  *     description of the same tty (they support no RWF_NOWAIT);
  *   - when that is refused (no /proc, another user's tty after su), or a
  *     kernel lacks RWF_NOWAIT on pipes: poll(POLLOUT, 0), then a write that
- *     a 20 ms timer cuts short (SIGRTMIN without SA_RESTART) -- POLLOUT
+ *     a 20 ms timer cuts short (SIGALRM without SA_RESTART) -- POLLOUT
  *     on a tty only promises one byte of room, so any size could block;
  *   - regular files and /dev/null (epoll refuses them) never block.
  * Splice is not used for ttys and sockets: their splice_write honours only
@@ -35,15 +35,14 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/uio.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "base/procstate.h"
@@ -177,36 +176,17 @@ int relay_set_copy(struct out_stream *s, int fd, struct sbx_err *err)
 }
 
 /*
- * The timer of write_timed(): a POSIX timer on SIGRTMIN, not ITIMER_REAL.
- * SIGALRM is one of the abort signals the supervisor holds blocked for its
- * signalfd: the itimer's SIGALRM never cut the write short and ended the
- * run as `aborted`, "interrupted by SIGALRM" (seen on Linux 6.1, whose pipes
- * take no RWF_NOWAIT).  False when no timer could be made.
+ * A write that gives up after 20 ms; -1 with EAGAIN when cut short.  The
+ * timer is ITIMER_REAL, its SIGALRM let through only for the write
+ * (procstate_alarm_open).  Not a POSIX timer: under the caller's `ulimit
+ * -i 0`, timer_create() fails, and one byte a write was too slow (229 KB
+ * took over 30 s in CI's emulated VM).
  */
-static bool write_timer(timer_t *out)
-{
-	static int state; /* 0 not tried, 1 made, -1 refused */
-	static timer_t timer;
-	struct sigevent ev;
-
-	if (state == 0) {
-		memset(&ev, 0, sizeof(ev));
-		ev.sigev_notify = SIGEV_SIGNAL;
-		ev.sigev_signo = procstate_timer_signal();
-		state = procstate_catch_timer_signal() == 0 &&
-				timer_create(CLOCK_MONOTONIC, &ev, &timer) == 0 ? 1 : -1;
-	}
-	*out = timer;
-	return state == 1;
-}
-
-/* A write that gives up after 20 ms; -1 with EAGAIN when cut short. */
 static ssize_t write_timed(int fd, const unsigned char *p, size_t n)
 {
-	struct itimerspec arm = { .it_value = { .tv_nsec = 20 * 1000 * 1000 } };
-	struct itimerspec disarm;
+	struct itimerval arm = { .it_value = { .tv_usec = 20 * 1000 } };
+	struct itimerval off;
 	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
-	timer_t timer;
 	ssize_t w;
 	int saved;
 
@@ -214,14 +194,15 @@ static ssize_t write_timed(int fd, const unsigned char *p, size_t n)
 		errno = EAGAIN;
 		return -1;
 	}
-	/* no timer: POLLOUT promises room for one byte, so one byte cannot block */
-	if (!write_timer(&timer))
+	/* no window: POLLOUT promises room for one byte, so one byte cannot block */
+	if (procstate_alarm_open() != 0)
 		return write(fd, p, 1);
-	memset(&disarm, 0, sizeof(disarm));
-	timer_settime(timer, 0, &arm, NULL);
+	memset(&off, 0, sizeof(off));
+	setitimer(ITIMER_REAL, &arm, NULL);
 	w = write(fd, p, n);
 	saved = errno;
-	timer_settime(timer, 0, &disarm, NULL);
+	setitimer(ITIMER_REAL, &off, NULL);
+	procstate_alarm_close();
 	errno = saved == EINTR ? EAGAIN : saved;
 	return w;
 }

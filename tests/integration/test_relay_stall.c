@@ -293,22 +293,23 @@ Test(lifetime, a_line_after_a_stderr_burst_stays_after_it_in_one_log_file)
 /*
  * A slow tty that sbx cannot reopen non-blocking (mode 0 here; another
  * user's tty after su): its writes are cut short by a timer.  That timer
- * was SIGALRM, which the supervisor holds blocked as an abort signal: the
- * run ended `aborted`, "interrupted by SIGALRM" (CI, Linux 6.1, where pipes
- * take this path too).  As root the reopen succeeds, so root tests the
- * O_NONBLOCK reopen and an unprivileged run the timer.
+ * was first a SIGALRM blocked as an abort signal (the run ended `aborted`,
+ * "interrupted by SIGALRM", on Linux 6.1, where pipes take this path too),
+ * then a POSIX timer that `ulimit -i 0` refused (one byte a write: over
+ * 30 s in CI's emulated VM).  As root the reopen succeeds, so root tests
+ * the O_NONBLOCK reopen and an unprivileged run the timer.
  */
-static void slow_tty_gets_every_byte(bool no_timer)
-{
-	struct stalled_run r;
-	struct termios tio;
-	int status, master, slave;
-	size_t cap = 1 << 20, len = 0, want_len = 0;
-	char *got = malloc(cap), *want = malloc(cap);
-	ssize_t n;
+#define TTY_LINES 40000
 
-	REQUIRE_USERNS();
-	cr_assert(got && want);
+/* sbx running `seq 1 TTY_LINES` with stdout on a raw pty slave of mode 0;
+ * the master in R->out.  With NO_QUEUE, under the caller's `ulimit -i 0`. */
+static void start_on_locked_tty(struct stalled_run *r, bool no_queue)
+{
+	struct rlimit saved, none;
+	struct termios tio;
+	int master, slave;
+	char lines[16];
+
 	master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
 	cr_assert(master >= 0 && grantpt(master) == 0 && unlockpt(master) == 0);
 	slave = open(ptsname(master), O_RDWR | O_NOCTTY | O_CLOEXEC);
@@ -317,31 +318,58 @@ static void slow_tty_gets_every_byte(bool no_timer)
 	cfmakeraw(&tio); /* bytes as written: no \r added */
 	cr_assert_eq(tcsetattr(slave, TCSANOW, &tio), 0);
 	cr_assert_eq(fchmod(slave, 0), 0);
-	for (int i = 1; i <= 40000; i++)
-		want_len += (size_t)snprintf(want + want_len, cap - want_len, "%d\n", i);
-	r.out = master;
-	/* no pending-signal allowance: timer_create() fails, one byte a write */
-	struct rlimit saved_limit, sigpending;
-	cr_assert_eq(getrlimit(RLIMIT_SIGPENDING, &saved_limit), 0);
-	sigpending = (struct rlimit){ 0, saved_limit.rlim_max };
-	if (no_timer)
-		cr_assert_eq(setrlimit(RLIMIT_SIGPENDING, &sigpending), 0);
-	start_sbx_on(&r, slave, SBX_ARGV("run", "--time", "60s", "--", "/usr/bin/seq", "1",
-					 "40000"));
-	cr_assert_eq(setrlimit(RLIMIT_SIGPENDING, &saved_limit), 0);
-	/* 1 KiB every 2 ms: sbx's writes fill the tty and wait on its reader */
+	r->out = master;
+	snprintf(lines, sizeof(lines), "%d", TTY_LINES);
+	/* no pending-signal allowance: timer_create() fails there */
+	cr_assert_eq(getrlimit(RLIMIT_SIGPENDING, &saved), 0);
+	none = (struct rlimit){ 0, saved.rlim_max };
+	if (no_queue)
+		cr_assert_eq(setrlimit(RLIMIT_SIGPENDING, &none), 0);
+	start_sbx_on(r, slave, SBX_ARGV("run", "--time", "60s", "--", "/usr/bin/seq", "1", lines));
+	cr_assert_eq(setrlimit(RLIMIT_SIGPENDING, &saved), 0);
+}
+
+/* Read R's tty 1 KiB every 2 ms, so sbx's writes fill it and wait on its
+ * reader, until sbx and the jail close it; the count read into GOT.  Once
+ * ALARM_AT bytes came (0: never), sbx gets a SIGALRM. */
+static size_t read_tty_slowly(struct stalled_run *r, char *got, size_t cap, size_t alarm_at)
+{
+	size_t len = 0;
+	bool sent = false;
+	ssize_t n;
+
 	for (;;) {
-		struct pollfd pfd = { .fd = master, .events = POLLIN };
+		struct pollfd pfd = { .fd = r->out, .events = POLLIN };
 
 		if (poll(&pfd, 1, 20000) <= 0)
 			break;
-		n = read(master, got + len, len + 1024 < cap ? 1024 : cap - len);
+		n = read(r->out, got + len, len + 1024 < cap ? 1024 : cap - len);
 		if (n <= 0) /* EIO: sbx and the jail closed the tty */
 			break;
 		len += (size_t)n;
+		if (alarm_at > 0 && len >= alarm_at && !sent) {
+			kill(r->pid, SIGALRM);
+			sent = true;
+		}
 		usleep(2000);
 	}
-	close(master);
+	close(r->out);
+	return len;
+}
+
+static void slow_tty_gets_every_byte(bool no_queue)
+{
+	struct stalled_run r;
+	int status;
+	size_t cap = 1 << 20, len, want_len = 0;
+	char *got = malloc(cap), *want = malloc(cap);
+
+	REQUIRE_USERNS();
+	cr_assert(got && want);
+	for (int i = 1; i <= TTY_LINES; i++)
+		want_len += (size_t)snprintf(want + want_len, cap - want_len, "%d\n", i);
+	start_on_locked_tty(&r, no_queue);
+	len = read_tty_slowly(&r, got, cap, 0);
 	wait_sbx(&r, 30.0, &status);
 	char *rec = read_stderr(&r);
 	assert_exit(status, 0, rec);
@@ -358,8 +386,30 @@ Test(lifetime, slow_tty_that_cannot_be_reopened_gets_every_byte)
 	slow_tty_gets_every_byte(false);
 }
 
-/* The caller's `ulimit -i 0` leaves sbx no timer: the fallback still holds. */
-Test(lifetime, slow_tty_gets_every_byte_without_a_timer)
+/* The caller's `ulimit -i 0` leaves no queued signal: the timer holds. */
+Test(lifetime, slow_tty_gets_every_byte_under_ulimit_i_0)
 {
 	slow_tty_gets_every_byte(true);
+}
+
+/* The timer's SIGALRM reaches a handler around each such write; a caller's
+ * SIGALRM that lands there is still a request to stop: aborted, 142. */
+Test(lifetime, sigalrm_to_sbx_in_a_slow_tty_write_is_aborted)
+{
+	struct stalled_run r;
+	int status;
+	size_t cap = 1 << 20;
+	char *got = malloc(cap);
+
+	REQUIRE_USERNS();
+	cr_assert(got);
+	start_on_locked_tty(&r, false);
+	size_t len = read_tty_slowly(&r, got, cap, 64 * 1024);
+	wait_sbx(&r, 30.0, &status);
+	char *rec = read_stderr(&r);
+	assert_exit(status, 128 + SIGALRM, rec);
+	cr_assert(strstr(rec, "\"status\":\"aborted\"") != NULL, "after %zu bytes: %.2000s",
+		  len, rec);
+	free(rec);
+	free(got);
 }
