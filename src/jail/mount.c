@@ -17,12 +17,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/path.h"
 #include "policy/policy.h"
 
 #define NEEDS_KERNEL "the new mount API: sbx needs Linux 5.12 or later"
@@ -147,6 +150,44 @@ static int mount_workspace(struct root_build *b, struct sbx_err *err)
 	return 0;
 }
 
+/*
+ * An optional mount whose mount point is missing inside a host directory
+ * bound before it (the default policy's /etc/fonts under -b DIR:/etc) is
+ * skipped: the caller's tree replaces that part of the policy.  Making the
+ * mount point wrote alternatives/ and fonts/ into the caller's DIR with
+ * -B, and with -b failed on the read-only tree (EROFS): no run at all.
+ */
+static bool missing_in_host_tree(struct root_build *b, size_t i)
+{
+	const struct policy *p = b->plan->policy;
+	const struct mount_entry *m = &p->mounts[i];
+	struct path_walk w = { .flags = O_PATH };
+	char leaf[NAME_MAX + 1];
+	size_t in = i;
+	struct stat st;
+	bool missing;
+	int dir;
+
+	if (!m->optional)
+		return false;
+	/* the deepest earlier destination that M lands in (parents sort first) */
+	for (size_t j = 0; j < i; j++)
+		if (strcmp(p->mounts[j].dst, m->dst) != 0 && is_under(m->dst, p->mounts[j].dst) &&
+		    (in == i || strlen(p->mounts[j].dst) >= strlen(p->mounts[in].dst)))
+			in = j;
+	if (in == i || p->mounts[in].type != MNT_BIND || b->srcs[in].skip || b->srcs[in].link)
+		return false;
+	dir = path_walk(b->root_fd, m->dst, &w, leaf);
+	if (dir < 0) /* a missing parent; anything else mount_entry reports */
+		return errno == ENOENT;
+	missing = fstatat(dir, leaf, &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT;
+	close(dir);
+	if (missing)
+		vlog_line(&b->plan->vlog, "mount %s skipped (optional; no mount point in "
+			  "the host directory bound at %s)", m->dst, p->mounts[in].dst);
+	return missing;
+}
+
 /* Policy mounts in order; the workspace goes before the ones inside it. */
 static int mount_all(struct root_build *b, struct sbx_err *err)
 {
@@ -160,7 +201,7 @@ static int mount_all(struct root_build *b, struct sbx_err *err)
 				return -1;
 			ws_done = true;
 		}
-		if (mount_entry(b, i, err) < 0)
+		if (!missing_in_host_tree(b, i) && mount_entry(b, i, err) < 0)
 			return -1;
 	}
 	return ws_done ? 0 : mount_workspace(b, err);
