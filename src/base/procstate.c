@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #define NSIG_KERNEL 64
+#define KERNEL_SIGRTMIN 32 /* glibc's SIGRTMIN is 34 */
 #define TIMER_SLACK_DEFAULT_NS 50000 /* the kernel's default, 50 us */
 #define SBX_STACK_MIN (8UL << 20) /* the usual default; sbx needs far less */
 #define SBX_STACK_FLOOR (256UL << 10) /* sbx's own need, with room */
@@ -103,16 +104,25 @@ bool procstate_is_abort(int sig)
 	for (size_t i = 0; i < sizeof(abort_signals) / sizeof(abort_signals[0]); i++)
 		if (abort_signals[i] == sig)
 			return true;
-	return sig >= SIGRTMIN && sig <= SIGRTMAX;
+	/* the realtime signals from the kernel's first: a caller's kill -32 or
+	 * -33 (glibc's own, for threads sbx does not have) ended sbx with no
+	 * record */
+	return sig >= KERNEL_SIGRTMIN && sig <= SIGRTMAX;
 }
 
 void procstate_abort_set(sigset_t *set)
 {
-	sigemptyset(set);
-	for (int sig = 1; sig <= SIGRTMAX; sig++)
+	uint64_t mask = 0;
+
+	for (int sig = 1; sig <= NSIG_KERNEL; sig++)
 		if (procstate_is_abort(sig))
-			sigaddset(set, sig);
+			mask |= bit(sig);
+	/* by hand: glibc's sigaddset() refuses 32 and 33; its sigprocmask()
+	 * drops them too, so procstate_reset() blocks them raw */
+	sigemptyset(set);
+	memcpy(set, &mask, sizeof(mask));
 }
+
 
 static int raw_sigaction(int sig, const struct ksigaction *act, struct ksigaction *old)
 {

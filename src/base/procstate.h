@@ -33,8 +33,8 @@ void procstate_reset(bool hold_abort);
  * the jail down, record `aborted`, exit 128 + the signal).  SIGINT,
  * SIGTERM, SIGHUP, and the others whose default would kill sbx without a
  * record: SIGQUIT (Ctrl-\ at a terminal), SIGUSR1, SIGUSR2, SIGALRM,
- * SIGPROF, SIGVTALRM, SIGPWR, SIGIO, SIGSTKFLT, SIGXCPU and the realtime
- * signals.
+ * SIGPROF, SIGVTALRM, SIGPWR, SIGIO, SIGSTKFLT, SIGXCPU and every signal
+ * from 32 to SIGRTMAX (glibc's own 32 and 33, and its SIGRTMIN onwards).
  */
 void procstate_abort_set(sigset_t *set);
 bool procstate_is_abort(int sig);

@@ -78,6 +78,16 @@ Test(status, prof_pwr_io_xcpu_and_realtime_signals_to_sbx_are_aborted)
 	assert_signal_aborts(SIGRTMAX);
 }
 
+/* The kernel's first realtime signals, 32 and 33, which glibc keeps for its
+ * threads (its SIGRTMIN is 34): a caller's kill -32 ended sbx with no
+ * record, as the kernel's default does (exit 160). */
+Test(status, signals_32_and_33_to_sbx_are_aborted)
+{
+	REQUIRE_USERNS();
+	assert_signal_aborts(32);
+	assert_signal_aborts(33);
+}
+
 /* A program ended by a realtime signal: named as kill -l names it (the
  * record said "SIG39", which no kill -s takes). */
 Test(status, a_realtime_signal_is_named_as_kill_names_it)
