@@ -124,6 +124,21 @@ int err_resource(struct sbx_err *err, const char *what, int e)
 	return err_set(err, ERR_SETUP, e, "%s: %s", what, strerror(e));
 }
 
+void err_name_limit(struct sbx_err *err)
+{
+	struct sbx_err hint = { 0 };
+	size_t n = strlen(err->msg), tail = strlen(strerror(err->sys_errno)) + 2;
+	int e = err->sys_errno;
+
+	if ((e != EMFILE && e != ENFILE && e != EAGAIN) || strstr(err->msg, "ulimit"))
+		return;
+	if (n > tail && !strcmp(err->msg + n - tail + 2, strerror(e)))
+		err->msg[n - tail] = '\0'; /* err_resource says the errno itself */
+	err_resource(&hint, err->msg, e);
+	snprintf(err->msg, sizeof(err->msg), "%s", hint.msg);
+	err->retryable = err->retryable || hint.retryable;
+}
+
 void err_print(FILE *f, const char *prefix, const char *msg)
 {
 	fputs(prefix, f);

@@ -42,6 +42,10 @@ int err_prefix(struct sbx_err *err, const char *fmt, ...)
  */
 int err_resource(struct sbx_err *err, const char *what, int e);
 
+/* ERR, an EMFILE, ENFILE or EAGAIN whose message names no limit yet, in
+ * err_resource's words (kind and errno kept). */
+void err_name_limit(struct sbx_err *err);
+
 /*
  * The name in NAMES nearest to WORD ("memroy_mb" -> "memory_mb", "--tme" ->
  * "--time"): case-insensitive edit distance within a bound that grows with

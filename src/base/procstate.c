@@ -123,6 +123,17 @@ void procstate_abort_set(sigset_t *set)
 	memcpy(set, &mask, sizeof(mask));
 }
 
+int procstate_abort_pending(void)
+{
+	uint64_t pending = 0;
+
+	if (syscall(SYS_rt_sigpending, &pending, sizeof(pending)) != 0)
+		return 0;
+	for (int sig = 1; sig <= NSIG_KERNEL; sig++)
+		if ((pending & bit(sig)) && procstate_is_abort(sig))
+			return sig;
+	return 0;
+}
 
 static int raw_sigaction(int sig, const struct ksigaction *act, struct ksigaction *old)
 {

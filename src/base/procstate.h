@@ -38,6 +38,9 @@ void procstate_reset(bool hold_abort);
  */
 void procstate_abort_set(sigset_t *set);
 bool procstate_is_abort(int sig);
+/* The lowest abort signal pending (held blocked, not yet read), or 0: a
+ * request to stop that came after the signalfd's last read. */
+int procstate_abort_pending(void);
 
 /*
  * The window of sbx's own write timer (relay.c), ITIMER_REAL: SIGALRM, held

@@ -313,27 +313,12 @@ static int prepare(struct run_ctx *c, int argc, char **argv, struct sbx_err *err
 	return prepare_workspace(c, err);
 }
 
-/* A step that ran out of fds or processes: name the ulimit, whichever step. */
-static void name_the_limit(struct sbx_err *err)
-{
-	struct sbx_err hint = { 0 };
-	size_t n = strlen(err->msg), tail = strlen(strerror(err->sys_errno)) + 2;
-	int e = err->sys_errno;
-
-	if ((e != EMFILE && e != ENFILE && e != EAGAIN) || strstr(err->msg, "ulimit"))
-		return;
-	if (n > tail && !strcmp(err->msg + n - tail + 2, strerror(e)))
-		err->msg[n - tail] = '\0'; /* err_resource says the errno itself */
-	err_resource(&hint, err->msg, e);
-	snprintf(err->msg, sizeof(err->msg), "%s", hint.msg);
-	err->retryable = err->retryable || hint.retryable;
-}
-
+/* A step that ran out of fds or processes names the ulimit, whichever step. */
 static void fail_result(struct run_ctx *c, struct sbx_err *err)
 {
 	struct result *r = &c->res;
 
-	name_the_limit(err);
+	err_name_limit(err);
 	r->status = err->kind == ERR_SETUP ? ST_SETUP_ERROR : ST_CONFIG_ERROR;
 	r->retryable = err->kind == ERR_SETUP && err->retryable;
 	snprintf(r->message, sizeof(r->message), "%.511s", err->msg);
@@ -541,6 +526,9 @@ static int finish(struct run_ctx *c)
 
 	collect_files(c);
 	workspace_close(&c->ws);
+	/* a request to stop during -o or the removal: still `aborted` (item 29) */
+	if (c->ran)
+		result_abort_late(&c->res, procstate_abort_pending());
 	say_own_error(c);
 	emit_record(c);
 	uidrange_release(&c->lease); /* every jail and the workspace are gone */

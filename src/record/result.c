@@ -130,6 +130,20 @@ void result_signal_name(int sig, char *buf, size_t size)
 		record_name_or_number(buf, size, "SIG", sigabbrev_np(sig), sig);
 }
 
+void result_abort_late(struct result *r, int sig)
+{
+	char name[32], was[sizeof(r->message)];
+
+	if (sig <= 0 || r->status == ST_ABORTED)
+		return;
+	result_signal_name(sig, name, sizeof(name));
+	memcpy(was, r->message, sizeof(was));
+	r->status = ST_ABORTED;
+	r->exit_status = 128 + sig;
+	snprintf(r->message, sizeof(r->message), "interrupted by %s after the program "
+		 "ended (%.400s)", name, was);
+}
+
 /* Quote LEN bytes of valid UTF-8 as a JSON string; NULs become \u0000. */
 static char *json_quote(const char *s, size_t len)
 {

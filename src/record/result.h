@@ -93,6 +93,11 @@ struct result {
 void result_init(struct result *r);
 void result_free(struct result *r);
 
+/* An abort signal SIG (0: none) that came after the jail was gone, during
+ * -o's copy or the workspace's removal: R becomes `aborted`, 128 + SIG,
+ * its message kept after the cause (requirements item 29: every phase). */
+void result_abort_late(struct result *r, int sig);
+
 /* Serialize R as one JSON object; one line (no pretty print). NULL on OOM. */
 char *result_to_json(const struct result *r);
 

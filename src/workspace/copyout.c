@@ -11,6 +11,7 @@
  */
 #include "workspace/artifacts.h"
 #include "base/path.h"
+#include "base/procstate.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -65,10 +66,18 @@ static uint64_t data_bytes(int in, uint64_t size)
 static int copy_range(int in, int out, off_t off, uint64_t len)
 {
 	char buf[65536];
+	unsigned chunks = 0;
 
 	while (len > 0) {
 		size_t want = len < sizeof(buf) ? (size_t)len : sizeof(buf);
-		ssize_t n = pread(in, buf, want, off);
+		ssize_t n;
+
+		/* a request to stop cuts the copy short, looked for once a MiB */
+		if (++chunks % 16 == 0 && procstate_abort_pending()) {
+			errno = EINTR;
+			return -1;
+		}
+		n = pread(in, buf, want, off);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -259,7 +268,7 @@ int art_copy_out(struct artifacts *a, int ws_dirfd, int out_dirfd,
 		[COPY_FAILED] = "could not copy", [COPY_REFUSED] = "refused to copy",
 		[COPY_OVER_BUDGET] = "over the copy-out budget, not copied",
 	};
-	int failed = 0;
+	int failed = 0, left = 0;
 
 	for (size_t i = 0; a && i < a->n; i++) {
 		const struct art_file *f = &a->v[i];
@@ -268,10 +277,21 @@ int art_copy_out(struct artifacts *a, int ws_dirfd, int out_dirfd,
 		/* only regular files: a link or FIFO is listed, never copied */
 		if (f->change == ART_DELETED || !S_ISREG(f->mode))
 			continue;
+		/* SIGTERM mid-copy waited for the whole copy, then exit 0 */
+		if (left > 0 || procstate_abort_pending()) {
+			art_skip(&a->after, ART_R_OUT_FAILED, f->path);
+			left++;
+			continue;
+		}
 		enum copy_outcome r = copy_one(f, ws_dirfd, out_dirfd, &budget, jail_uid);
 		if (r == COPIED)
 			continue;
 		e = errno;
+		if (r == COPY_FAILED && e == EINTR && procstate_abort_pending()) {
+			art_skip(&a->after, ART_R_OUT_FAILED, f->path);
+			left++; /* cut short: counted with the files not reached */
+			continue;
+		}
 		art_skip(&a->after, reason_of(r), f->path);
 		fprintf(stderr, "sbx: warning: --out %s: %s ", out_name, why[r]);
 		print_name(f->path);
@@ -280,5 +300,8 @@ int art_copy_out(struct artifacts *a, int ws_dirfd, int out_dirfd,
 		fputc('\n', stderr);
 		failed++;
 	}
-	return failed;
+	if (left > 0)
+		fprintf(stderr, "sbx: warning: --out %s: sbx was asked to stop: %d "
+			"file%s not copied\n", out_name, left, left == 1 ? "" : "s");
+	return failed + left;
 }

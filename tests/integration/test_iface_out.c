@@ -2,7 +2,8 @@
  * test_iface_out.c - `-o DIR` against hostile workspace and output-dir
  * content (issue 11 item 4): sparse files, the total budget, links planted
  * in DIR, DIR itself a symlink, a host hard link in a -w workspace, names
- * that are not text, and a SIGKILL of sbx in the middle of the copy.
+ * that are not text, and a SIGKILL or SIGTERM of sbx in the middle of the
+ * copy.
  */
 #include "common.h"
 
@@ -311,8 +312,8 @@ Test(iface_out, names_with_newlines_and_invalid_utf8_are_copied_exactly)
 	free(bad);
 }
 
-/* Names in DIR that are sbx's temporary files (.sbx-out-*). */
-static int count_temp_files(const char *dir)
+/* Names in DIR that start with PREFIX (".sbx-out-": sbx's temporary files). */
+static int count_named(const char *dir, const char *prefix)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
@@ -320,9 +321,14 @@ static int count_temp_files(const char *dir)
 
 	cr_assert_not_null(d, "opendir %s", dir);
 	while ((e = readdir(d)))
-		n += strncmp(e->d_name, ".sbx-out-", 9) == 0;
+		n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
 	closedir(d);
 	return n;
+}
+
+static int count_temp_files(const char *dir)
+{
+	return count_named(dir, ".sbx-out-");
 }
 
 /*
@@ -362,6 +368,63 @@ Test(iface_out, sigkill_during_the_copy_leaves_no_temporary_file)
 	}
 	left = count_temp_files(out);
 	cr_assert_eq(left, 0, "%d .sbx-out-* files left in the out dir", left);
+	rm_tree(dir);
+	free(out);
+	free(dir);
+}
+
+/*
+ * SIGTERM of sbx during -o's copy: sbx went on to the end of the copy and
+ * then exited 0, as if never asked to stop.  Now the copy stops, the run
+ * is `aborted` (143), the file in progress and the rest count as
+ * out_failed, and no partial or temporary file is left.  The signal goes
+ * once the first of four 60 MiB files is out.
+ */
+Test(iface_out, sigterm_during_the_copy_stops_it_and_is_aborted)
+{
+	char *dir = make_temp_dir(), *out = xasprintf("%s/out", dir), rec[65536];
+	int err[2], status, copied;
+	size_t len = 0;
+	ssize_t n;
+
+	REQUIRE_USERNS();
+	cr_assert_eq(mkdir(out, 0755), 0);
+	cr_assert_eq(pipe(err), 0);
+	pid_t pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 1);
+		dup2(err[1], 2);
+		execl(sbx_path(), "sbx", "run", "-o", out, "--", "/bin/sh", "-c",
+		      "for i in 1 2 3 4; do head -c 60M /dev/zero > f$i; done", (char *)NULL);
+		_exit(127);
+	}
+	close(err[1]);
+	for (int i = 0; i < 60000 && count_named(out, "f") < 1; i++)
+		usleep(500);
+	cr_assert(count_named(out, "f") >= 1, "no file was copied out in 30 s");
+	kill(pid, SIGTERM);
+	waitpid(pid, &status, 0);
+	while (len + 1 < sizeof(rec) && (n = read(err[0], rec + len, sizeof(rec) - 1 - len)) > 0)
+		len += (size_t)n;
+	rec[len] = '\0';
+	close(err[0]);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 143,
+		  "status 0x%x, want exit 143; stderr: %s", status, rec);
+	cr_assert(strstr(rec, "\"status\":\"aborted\"") && strstr(rec, "\"out_failed\""),
+		  "stderr: %s", rec);
+	copied = count_named(out, "f");
+	cr_assert(copied >= 1 && copied < 4, "%d of 4 files copied out", copied);
+	cr_assert_eq(count_temp_files(out), 0, "a temporary file was left in the out dir");
+	for (int i = 1; i <= 4; i++) {
+		char *f = xasprintf("%s/f%d", out, i);
+		struct stat st;
+
+		cr_assert(stat(f, &st) != 0 || st.st_size == 60 << 20,
+			  "%s: a partial file of %lld bytes", f, (long long)st.st_size);
+		free(f);
+	}
 	rm_tree(dir);
 	free(out);
 	free(dir);
