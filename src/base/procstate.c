@@ -51,6 +51,26 @@ static const int abort_signals[] = { SIGINT,  SIGTERM,   SIGHUP,  SIGQUIT, SIGUS
 				     SIGUSR2, SIGALRM,   SIGPROF, SIGVTALRM, SIGPWR,
 				     SIGIO,   SIGSTKFLT, SIGXCPU };
 
+int procstate_timer_signal(void)
+{
+	return SIGRTMIN;
+}
+
+static void on_timer_signal(int sig)
+{
+	(void)sig; /* only here to cut a system call short (no SA_RESTART) */
+}
+
+int procstate_catch_timer_signal(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_timer_signal;
+	sigemptyset(&sa.sa_mask);
+	return sigaction(procstate_timer_signal(), &sa, NULL);
+}
+
 /* Set when a SIGALRM that is not the itimer's lands in a write window. */
 static volatile sig_atomic_t caller_alarm;
 
@@ -104,10 +124,10 @@ bool procstate_is_abort(int sig)
 	for (size_t i = 0; i < sizeof(abort_signals) / sizeof(abort_signals[0]); i++)
 		if (abort_signals[i] == sig)
 			return true;
-	/* the realtime signals from the kernel's first: a caller's kill -32 or
-	 * -33 (glibc's own, for threads sbx does not have) ended sbx with no
-	 * record */
-	return sig >= KERNEL_SIGRTMIN && sig <= SIGRTMAX;
+	/* the realtime signals from the kernel's first (a caller's kill -32 or
+	 * -33, glibc's own for threads sbx does not have, ended sbx with no
+	 * record), but the one of sbx's own timer */
+	return sig >= KERNEL_SIGRTMIN && sig <= SIGRTMAX && sig != procstate_timer_signal();
 }
 
 void procstate_abort_set(sigset_t *set)
@@ -257,6 +277,9 @@ void procstate_reset(bool hold_abort)
 		if (procstate_is_abort(sig))
 			blocked |= bit(sig);
 	raw_sigmask(blocked);
+	/* a caller's kill -RTMIN, sbx's timer signal, is not a way to end sbx */
+	if (hold_abort)
+		(void)procstate_catch_timer_signal();
 	/* READ_IMPLIES_EXEC makes every readable mapping executable and
 	 * ADDR_NO_RANDOMIZE turns ASLR off, in sbx and in the jail. */
 	if (personality(0xffffffff) != PER_LINUX)

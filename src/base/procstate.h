@@ -34,7 +34,8 @@ void procstate_reset(bool hold_abort);
  * SIGTERM, SIGHUP, and the others whose default would kill sbx without a
  * record: SIGQUIT (Ctrl-\ at a terminal), SIGUSR1, SIGUSR2, SIGALRM,
  * SIGPROF, SIGVTALRM, SIGPWR, SIGIO, SIGSTKFLT, SIGXCPU and every signal
- * from 32 to SIGRTMAX (glibc's own 32 and 33, and its SIGRTMIN onwards).
+ * from 32 to SIGRTMAX (glibc's own 32 and 33, and its SIGRTMIN onwards) but
+ * procstate_timer_signal().
  */
 void procstate_abort_set(sigset_t *set);
 bool procstate_is_abort(int sig);
@@ -42,13 +43,20 @@ bool procstate_is_abort(int sig);
  * request to stop that came after the signalfd's last read. */
 int procstate_abort_pending(void);
 
+/* The signal of sbx's own write timer (relay.c), a POSIX timer: never in
+ * the abort set, as a blocked timer signal cannot cut a write short.
+ * Caught, it interrupts a system call and does nothing else; 0 or -1 as
+ * sigaction(). */
+int procstate_timer_signal(void);
+int procstate_catch_timer_signal(void);
+
 /*
- * The window of sbx's own write timer (relay.c), ITIMER_REAL: SIGALRM, held
- * blocked as an abort signal, is let through to a handler only between
- * open and close, to cut a write short.  A POSIX timer would need no window
- * but a queued-signal slot, and the caller's `ulimit -i 0` leaves none.  A
- * caller's SIGALRM caught in the window is sent again on close, so it still
- * aborts the run.  Open is 0, or -1 (then SIGALRM stays blocked).
+ * The window of the fallback write timer, ITIMER_REAL, for when no POSIX
+ * timer can be made (the caller's `ulimit -i 0` leaves no queued-signal
+ * slot): SIGALRM, held blocked as an abort signal, is let through to a
+ * handler only between open and close, to cut a write short.  A caller's
+ * SIGALRM caught in the window is sent again on close, so it still aborts
+ * the run.  Open is 0, or -1 (then SIGALRM stays blocked).
  */
 int procstate_alarm_open(void);
 void procstate_alarm_close(void);

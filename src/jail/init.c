@@ -559,8 +559,9 @@ void init_main(struct jail_plan *plan)
 
 	/* The jail's tree is built with a known umask, not the caller's. */
 	umask(JAIL_UMASK);
-	/* SIG_DFL again (sbx may catch it, relay.c): caught, the program could
-	 * send it to its pid 1 and cut the init's system calls short */
+	/* SIG_DFL again (sbx catches them, relay.c): caught, the program could
+	 * send them to its pid 1 and cut the init's system calls short */
+	signal(procstate_timer_signal(), SIG_DFL);
 	signal(SIGALRM, SIG_DFL);
 	close_inherited(plan);
 	/* in a user namespace without maps the init has no valid uid yet */

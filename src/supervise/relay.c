@@ -20,7 +20,7 @@
  *     description of the same tty (they support no RWF_NOWAIT);
  *   - when that is refused (no /proc, another user's tty after su), or a
  *     kernel lacks RWF_NOWAIT on pipes: poll(POLLOUT, 0), then a write that
- *     a 20 ms timer cuts short (SIGALRM without SA_RESTART) -- POLLOUT
+ *     a 20 ms timer cuts short (no SA_RESTART; write_timer) -- POLLOUT
  *     on a tty only promises one byte of room, so any size could block;
  *   - regular files and /dev/null (epoll refuses them) never block.
  * Splice is not used for ttys and sockets: their splice_write honours only
@@ -35,6 +35,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,7 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/procstate.h"
@@ -176,17 +178,52 @@ int relay_set_copy(struct out_stream *s, int fd, struct sbx_err *err)
 }
 
 /*
- * A write that gives up after 20 ms; -1 with EAGAIN when cut short.  The
- * timer is ITIMER_REAL, its SIGALRM let through only for the write
- * (procstate_alarm_open).  Not a POSIX timer: under the caller's `ulimit
- * -i 0`, timer_create() fails, and one byte a write was too slow (229 KB
- * took over 30 s in CI's emulated VM).
+ * The timer of write_timed(): a POSIX timer on SIGRTMIN (outside the abort
+ * set), true; else ITIMER_REAL, false.  SIGALRM, an abort signal the
+ * supervisor holds blocked for its signalfd, never cut the write short and
+ * ended the run `aborted`, "interrupted by SIGALRM" (Linux 6.1, whose pipes
+ * take no RWF_NOWAIT); so ITIMER_REAL is only the fallback, its SIGALRM let
+ * through around the write (procstate_alarm_open).  Not the only timer: a
+ * caller's SIGALRM that came while the itimer's was pending (sbx stopped,
+ * or starved) merged into it and was lost (review).  The fallback is for
+ * the caller's `ulimit -i 0`, where timer_create() fails: one byte a write
+ * took over 30 s for 229 KB in CI's emulated VM.
  */
+static bool write_timer(timer_t *out)
+{
+	static int state; /* 0 not tried, 1 made, -1 refused */
+	static timer_t timer;
+	struct sigevent ev;
+
+	if (state == 0) {
+		memset(&ev, 0, sizeof(ev));
+		ev.sigev_notify = SIGEV_SIGNAL;
+		ev.sigev_signo = procstate_timer_signal();
+		state = procstate_catch_timer_signal() == 0 &&
+				timer_create(CLOCK_MONOTONIC, &ev, &timer) == 0 ? 1 : -1;
+	}
+	*out = timer;
+	return state == 1;
+}
+
+/* Arm write_timed()'s timer for 20 ms, or disarm it. */
+static void write_timer_set(bool posix, timer_t timer, bool on)
+{
+	struct itimerspec spec = { .it_value = { .tv_nsec = on ? 20 * 1000 * 1000 : 0 } };
+	struct itimerval val = { .it_value = { .tv_usec = on ? 20 * 1000 : 0 } };
+
+	if (posix)
+		timer_settime(timer, 0, &spec, NULL);
+	else
+		setitimer(ITIMER_REAL, &val, NULL);
+}
+
+/* A write that gives up after 20 ms; -1 with EAGAIN when cut short. */
 static ssize_t write_timed(int fd, const unsigned char *p, size_t n)
 {
-	struct itimerval arm = { .it_value = { .tv_usec = 20 * 1000 } };
-	struct itimerval off;
 	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+	timer_t timer;
+	bool posix;
 	ssize_t w;
 	int saved;
 
@@ -194,15 +231,16 @@ static ssize_t write_timed(int fd, const unsigned char *p, size_t n)
 		errno = EAGAIN;
 		return -1;
 	}
-	/* no window: POLLOUT promises room for one byte, so one byte cannot block */
-	if (procstate_alarm_open() != 0)
+	posix = write_timer(&timer);
+	/* no timer: POLLOUT promises room for one byte, so one byte cannot block */
+	if (!posix && procstate_alarm_open() != 0)
 		return write(fd, p, 1);
-	memset(&off, 0, sizeof(off));
-	setitimer(ITIMER_REAL, &arm, NULL);
+	write_timer_set(posix, timer, true);
 	w = write(fd, p, n);
 	saved = errno;
-	setitimer(ITIMER_REAL, &off, NULL);
-	procstate_alarm_close();
+	write_timer_set(posix, timer, false);
+	if (!posix)
+		procstate_alarm_close();
 	errno = saved == EINTR ? EAGAIN : saved;
 	return w;
 }

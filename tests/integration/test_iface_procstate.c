@@ -72,7 +72,8 @@ static void block_every_signal(void)
 
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, NULL, sizeof(all));
 	/* pending and blocked: unblocked as they are, each kills sbx; held
-	 * for the signalfd, the later ones would be read as a request to stop */
+	 * for the signalfd, the later ones would be read as a request to stop
+	 * (SIGRTMIN, sbx's timer signal, was never blocked before) */
 	kill(getpid(), SIGUSR1);
 	kill(getpid(), SIGALRM);
 	kill(getpid(), SIGPROF);
