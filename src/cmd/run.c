@@ -502,7 +502,8 @@ static void collect_files(struct run_ctx *c)
 	if (c->out_fd >= 0)
 		(void)art_copy_out(c->res.files, c->ws.dirfd, c->out_fd, c->opts.out_dir,
 				   art_out_budget(policy_limit(&c->policy, LIM_FILE_SIZE_MB)),
-				   ids_host_root() ? c->lease.uid : geteuid());
+				   ids_host_root() ? c->lease.uid : geteuid(),
+				   c->res.status == ST_ABORTED);
 }
 
 static void free_stages(struct run_ctx *c)

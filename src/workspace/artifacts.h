@@ -104,11 +104,11 @@ uint64_t art_out_budget(uint64_t file_size_mb);
  * Files not copied (over the budget, not the program's own: a hard link
  * to a file outside, or failed) are named on stderr and counted in A's
  * artifact_truncation; returns their number.  A pending abort signal
- * (SIGTERM...) ends the copy: the file in progress and the rest count as
- * failed.  JAIL_UID: the program's host uid (a hard-linked file of another
- * owner is not its own).
+ * (SIGTERM...) ends the copy, and ABORTED (the run was) copies nothing: the
+ * file in progress and the rest count as failed.  JAIL_UID: the program's
+ * host uid (a hard-linked file of another owner is not its own).
  */
 int art_copy_out(struct artifacts *a, int ws_dirfd, int out_dirfd,
-		 const char *out_name, uint64_t budget, uid_t jail_uid);
+		 const char *out_name, uint64_t budget, uid_t jail_uid, bool aborted);
 
 #endif

@@ -62,18 +62,20 @@ static uint64_t data_bytes(int in, uint64_t size)
 	return total;
 }
 
-/* Copy LEN bytes at OFF from IN to OUT (pread/pwrite: offsets stay ours). */
-static int copy_range(int in, int out, off_t off, uint64_t len)
+/* Copy LEN bytes at OFF from IN to OUT (pread/pwrite: offsets stay ours);
+ * *CHUNKS counts the reads of the whole file. */
+static int copy_range(int in, int out, off_t off, uint64_t len, unsigned *chunks)
 {
 	char buf[65536];
-	unsigned chunks = 0;
 
 	while (len > 0) {
 		size_t want = len < sizeof(buf) ? (size_t)len : sizeof(buf);
 		ssize_t n;
 
-		/* a request to stop cuts the copy short, looked for once a MiB */
-		if (++chunks % 16 == 0 && procstate_abort_pending()) {
+		/* a request to stop cuts the copy short, looked for every 16
+		 * reads (a MiB, or 16 extents: a counter per extent never came
+		 * to 16 in a file of 4 KiB extents, copied whole) */
+		if (++*chunks % 16 == 0 && procstate_abort_pending()) {
 			errno = EINTR;
 			return -1;
 		}
@@ -105,20 +107,21 @@ static int copy_range(int in, int out, off_t off, uint64_t len)
 static int copy_sparse(int in, int out, uint64_t size)
 {
 	off_t pos = 0, data, hole;
+	unsigned chunks = 0;
 
 	while ((uint64_t)pos < size) {
 		data = lseek(in, pos, SEEK_DATA);
 		if (data < 0 && errno == ENXIO)
 			break; /* only a hole is left */
 		if (data < 0) /* no SEEK_DATA here: copy it all */
-			return copy_range(in, out, pos, size - (uint64_t)pos) < 0 ||
+			return copy_range(in, out, pos, size - (uint64_t)pos, &chunks) < 0 ||
 			       ftruncate(out, (off_t)size) < 0 ? -1 : 0;
 		if ((uint64_t)data >= size)
 			break;
 		hole = lseek(in, data, SEEK_HOLE);
 		if (hole < 0 || (uint64_t)hole > size)
 			hole = (off_t)size;
-		if (copy_range(in, out, data, (uint64_t)(hole - data)) < 0)
+		if (copy_range(in, out, data, (uint64_t)(hole - data), &chunks) < 0)
 			return -1;
 		pos = hole;
 	}
@@ -262,7 +265,7 @@ static enum art_reason reason_of(enum copy_outcome r)
 }
 
 int art_copy_out(struct artifacts *a, int ws_dirfd, int out_dirfd,
-		 const char *out_name, uint64_t budget, uid_t jail_uid)
+		 const char *out_name, uint64_t budget, uid_t jail_uid, bool aborted)
 {
 	static const char *const why[] = {
 		[COPY_FAILED] = "could not copy", [COPY_REFUSED] = "refused to copy",
@@ -277,8 +280,9 @@ int art_copy_out(struct artifacts *a, int ws_dirfd, int out_dirfd,
 		/* only regular files: a link or FIFO is listed, never copied */
 		if (f->change == ART_DELETED || !S_ISREG(f->mode))
 			continue;
-		/* SIGTERM mid-copy waited for the whole copy, then exit 0 */
-		if (left > 0 || procstate_abort_pending()) {
+		/* SIGTERM mid-copy waited for the whole copy, then exit 0; and
+		 * one during the run still meant a whole copy before sbx left */
+		if (aborted || left > 0 || procstate_abort_pending()) {
 			art_skip(&a->after, ART_R_OUT_FAILED, f->path);
 			left++;
 			continue;
