@@ -80,7 +80,9 @@ int mount_fail(struct sbx_err *err, int e, const struct mount_entry *m, const ch
 			       "given to %s)",
 			       m->dst, type_name(m->type), m->src, m->at.option, step,
 			       strerror(e), m->at.option);
-	if (m->src && e == ENOENT && m->type == MNT_BIND)
+	/* not for an optional one: its mount point went away meanwhile (a
+	 * writer of the bound tree above it removed it) */
+	if (m->src && e == ENOENT && m->type == MNT_BIND && !m->optional)
 		return err_set(err, ERR_SETUP, e,
 			       "mount %s (%s from %s): %s: %s (fix the path, or mark the "
 			       "mount optional: true to skip it when absent)",
