@@ -165,6 +165,34 @@ Test(lifetime, unread_stdout_pipe_still_honours_sigint)
 	free(rec);
 }
 
+/* The reader goes away while the jail's pipe holds a full backlog (1 MiB):
+ * sbx read it on, in batches, as output, passed --output and ended
+ * `output-limit` (124) instead of SIGPIPE's 141 (`yes | head -1`: 3 runs
+ * in 600 under load). */
+Test(lifetime, a_reader_gone_with_a_full_backlog_is_sigpipe)
+{
+	struct stalled_run r;
+	int status;
+
+	char buf[65536];
+	size_t got = 0, want = 1536 * 1024;
+	ssize_t n;
+
+	REQUIRE_USERNS();
+	start_sbx(&r, SBX_ARGV("run", "--time", "30s", "--output", "1632K", "--", "yes"));
+	/* read fast to exactly 1.5 MiB: with the 64 KiB left in sbx's stdout
+	 * pipe, 32 KiB of the limit stay, less than the program's backlog */
+	while (got < want && (n = read(r.out, buf, want - got < sizeof(buf) ? want - got
+								   : sizeof(buf))) > 0)
+		got += (size_t)n;
+	close(r.out);
+	wait_sbx(&r, 15.0, &status);
+	char *rec = read_stderr(&r);
+	assert_exit(status, 141, rec);
+	cr_assert(strstr(rec, "\"status\":\"signaled\"") != NULL, "stderr: %.2000s", rec);
+	free(rec);
+}
+
 /* A reader that is merely slow loses nothing: every byte, in order, and ok.
  * (A reader that takes nothing for longer than the close deadline after the
  * program ended loses the rest: that bound is what keeps sbx from hanging.) */
