@@ -374,6 +374,54 @@ Test(iface_out, sigkill_during_the_copy_leaves_no_temporary_file)
 	free(dir);
 }
 
+/* Start `sbx ARGV...` with stdout on /dev/null; *ERR reads its stderr. */
+static pid_t start_sbx_err(int *err, const char *const argv[])
+{
+	int fds[2];
+	size_t n = 0;
+
+	while (argv[n])
+		n++;
+	cr_assert_eq(pipe(fds), 0);
+	pid_t pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		const char **args = calloc(n + 2, sizeof(*args));
+		int null = open("/dev/null", O_WRONLY);
+
+		if (!args)
+			_exit(127);
+		args[0] = "sbx";
+		memcpy(args + 1, argv, n * sizeof(*args));
+		dup2(null, 1);
+		dup2(fds[1], 2);
+		execv(sbx_path(), (char *const *)args);
+		_exit(127);
+	}
+	close(fds[1]);
+	*err = fds[0];
+	return pid;
+}
+
+/* SIGTERM to sbx PID; its stderr (from ERR) into REC; exit 143 and aborted. */
+static void sigterm_is_aborted(pid_t pid, int err, char *rec, size_t cap)
+{
+	size_t len = 0;
+	ssize_t n;
+	int status;
+
+	kill(pid, SIGTERM);
+	waitpid(pid, &status, 0);
+	while (len + 1 < cap && (n = read(err, rec + len, cap - 1 - len)) > 0)
+		len += (size_t)n;
+	rec[len] = '\0';
+	close(err);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 143,
+		  "status 0x%x, want exit 143; stderr: %s", status, rec);
+	cr_assert(strstr(rec, "\"status\":\"aborted\"") && strstr(rec, "\"out_failed\""),
+		  "stderr: %s", rec);
+}
+
 /*
  * SIGTERM of sbx during -o's copy: sbx went on to the end of the copy and
  * then exited 0, as if never asked to stop.  Now the copy stops, the run
@@ -384,37 +432,16 @@ Test(iface_out, sigkill_during_the_copy_leaves_no_temporary_file)
 Test(iface_out, sigterm_during_the_copy_stops_it_and_is_aborted)
 {
 	char *dir = make_temp_dir(), *out = xasprintf("%s/out", dir), rec[65536];
-	int err[2], status, copied;
-	size_t len = 0;
-	ssize_t n;
+	int err, copied;
 
 	REQUIRE_USERNS();
 	cr_assert_eq(mkdir(out, 0755), 0);
-	cr_assert_eq(pipe(err), 0);
-	pid_t pid = fork();
-	cr_assert(pid >= 0);
-	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-		dup2(null, 1);
-		dup2(err[1], 2);
-		execl(sbx_path(), "sbx", "run", "-o", out, "--", "/bin/sh", "-c",
-		      "for i in 1 2 3 4; do head -c 60M /dev/zero > f$i; done", (char *)NULL);
-		_exit(127);
-	}
-	close(err[1]);
+	pid_t pid = start_sbx_err(&err, SBX_ARGV("run", "-o", out, "--", "/bin/sh", "-c",
+				  "for i in 1 2 3 4; do head -c 60M /dev/zero > f$i; done"));
 	for (int i = 0; i < 60000 && count_named(out, "f") < 1; i++)
 		usleep(500);
 	cr_assert(count_named(out, "f") >= 1, "no file was copied out in 30 s");
-	kill(pid, SIGTERM);
-	waitpid(pid, &status, 0);
-	while (len + 1 < sizeof(rec) && (n = read(err[0], rec + len, sizeof(rec) - 1 - len)) > 0)
-		len += (size_t)n;
-	rec[len] = '\0';
-	close(err[0]);
-	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 143,
-		  "status 0x%x, want exit 143; stderr: %s", status, rec);
-	cr_assert(strstr(rec, "\"status\":\"aborted\"") && strstr(rec, "\"out_failed\""),
-		  "stderr: %s", rec);
+	sigterm_is_aborted(pid, err, rec, sizeof(rec));
 	copied = count_named(out, "f");
 	cr_assert(copied >= 1 && copied < 4, "%d of 4 files copied out", copied);
 	cr_assert_eq(count_temp_files(out), 0, "a temporary file was left in the out dir");
@@ -468,9 +495,8 @@ static bool copying_into(pid_t pid, const char *out)
 Test(iface_out, sigterm_stops_the_copy_of_a_file_of_small_extents)
 {
 	char *dir = make_temp_dir(), *out = xasprintf("%s/out", dir), *real, rec[65536];
-	int err[2], status;
-	size_t len = 0;
-	ssize_t n;
+	bool seen = false;
+	int err;
 
 	REQUIRE_USERNS();
 	if (access("/usr/bin/python3", X_OK) != 0)
@@ -478,32 +504,12 @@ Test(iface_out, sigterm_stops_the_copy_of_a_file_of_small_extents)
 	cr_assert_eq(mkdir(out, 0755), 0);
 	real = realpath(out, NULL);
 	cr_assert_not_null(real);
-	cr_assert_eq(pipe(err), 0);
-	pid_t pid = fork();
-	cr_assert(pid >= 0);
-	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-		dup2(null, 1);
-		dup2(err[1], 2);
-		execl(sbx_path(), "sbx", "run", "-o", out, "--fsize", "256M", "--",
-		      "/usr/bin/python3", "-c", EXTENTS_PY, (char *)NULL);
-		_exit(127);
-	}
-	close(err[1]);
-	bool seen = false;
+	pid_t pid = start_sbx_err(&err, SBX_ARGV("run", "-o", out, "--fsize", "256M", "--",
+						"/usr/bin/python3", "-c", EXTENTS_PY));
 	for (int i = 0; i < 30000 && !(seen = copying_into(pid, real)); i++)
 		usleep(1000);
-	kill(pid, SIGTERM);
-	waitpid(pid, &status, 0);
-	while (len + 1 < sizeof(rec) && (n = read(err[0], rec + len, sizeof(rec) - 1 - len)) > 0)
-		len += (size_t)n;
-	rec[len] = '\0';
-	close(err[0]);
-	cr_assert(seen, "no copy into %s seen under way in 30 s; stderr: %s", real, rec);
-	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 143,
-		  "status 0x%x, want exit 143; stderr: %s", status, rec);
-	cr_assert(strstr(rec, "\"status\":\"aborted\"") && strstr(rec, "\"out_failed\""),
-		  "stderr: %s", rec);
+	cr_assert(seen, "no copy into %s seen under way in 30 s", real);
+	sigterm_is_aborted(pid, err, rec, sizeof(rec));
 	cr_assert_eq(count_entries(out), 0, "the file came out whole (or a temporary one)");
 	rm_tree(dir);
 	free(real);
@@ -516,34 +522,15 @@ Test(iface_out, sigterm_stops_the_copy_of_a_file_of_small_extents)
  * half-written files too; review).  The files are still listed. */
 Test(iface_out, an_aborted_run_copies_nothing_out)
 {
-	char *dir = make_temp_dir(), *out = xasprintf("%s/out", dir), rec[65536] = "", c;
-	int err[2], up[2], status;
-	ssize_t n;
+	char *dir = make_temp_dir(), *out = xasprintf("%s/out", dir), rec[65536], c;
+	int err;
 
 	REQUIRE_USERNS();
 	cr_assert_eq(mkdir(out, 0755), 0);
-	cr_assert_eq(pipe(err), 0);
-	cr_assert_eq(pipe(up), 0);
-	pid_t pid = fork();
-	cr_assert(pid >= 0);
-	if (pid == 0) {
-		dup2(up[1], 1);
-		dup2(err[1], 2);
-		execl(sbx_path(), "sbx", "run", "-o", out, "--", "/bin/sh", "-c",
-		      "echo half > f; echo up; exec sleep 60", (char *)NULL);
-		_exit(127);
-	}
-	close(err[1]);
-	close(up[1]);
-	cr_assert_eq(read(up[0], &c, 1), 1, "the program never started");
-	kill(pid, SIGTERM);
-	waitpid(pid, &status, 0);
-	close(up[0]);
-	n = read(err[0], rec, sizeof(rec) - 1);
-	rec[n > 0 ? n : 0] = '\0';
-	close(err[0]);
-	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 143,
-		  "status 0x%x, want exit 143; stderr: %s", status, rec);
+	pid_t pid = start_sbx_err(&err, SBX_ARGV("run", "-o", out, "--", "/bin/sh", "-c",
+				  "echo half > f; echo u >&2; exec sleep 60"));
+	cr_assert_eq(read(err, &c, 1), 1, "the program never started");
+	sigterm_is_aborted(pid, err, rec, sizeof(rec));
 	cr_assert(strstr(rec, "\"out_failed\"") && strstr(rec, "\"path\":\"f\""), "stderr: %s", rec);
 	cr_assert_eq(count_entries(out), 0, "an aborted run's file was copied out");
 	rm_tree(dir);
