@@ -490,10 +490,11 @@ int relay_pump(struct out_stream *s, struct out_budget *b, unsigned char *buf,
 			return PUMP_MORE;
 		}
 	}
-	/* the splice just found the reader gone: read nothing more, the
-	 * caller closes the pipe (SIGPIPE, as in a shell).  One more read of
-	 * a full 1 MiB jail pipe passed the output limit: `yes | head -1`
-	 * ended output-limit (124), not 141, 3 times in 600 under load. */
+	/* sbx's stdout reader is gone (this splice or an earlier write saw
+	 * EPIPE): read nothing more, the caller closes the pipe (SIGPIPE, as
+	 * in a shell).  A batched turn read on the jail's 1 MiB backlog as
+	 * output: `yes | head -1` ended output-limit (124), not 141, 3 times
+	 * in 600 under load. */
 	if (relay_reader_gone(s))
 		return PUMP_MORE;
 	do
