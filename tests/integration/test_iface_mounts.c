@@ -372,3 +372,39 @@ Test(iface_mounts, a_callers_etc_gets_no_mount_points_from_the_policy)
 	free(dir);
 	free(bind);
 }
+
+/*
+ * The skip looks into the caller's tree, so the caller can plant there: a
+ * symlink at the mount point, to a directory outside or dangling, is
+ * neither skipped as missing (a dangling one looks missing when followed)
+ * nor followed: the run is refused and the outside directory stays as it
+ * was.
+ */
+Test(iface_mounts, a_symlink_planted_at_a_skipped_mount_point_is_refused)
+{
+	const char *const targets[] = { NULL, "/nonexistent-sbx-target" };
+	char *dir, *outside, *bind, *link;
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	dir = make_temp_dir();
+	outside = make_temp_dir();
+	bind = xasprintf("%s:/etc", dir);
+	link = xasprintf("%s/fonts", dir);
+	for (size_t i = 0; i < 2; i++) {
+		cr_assert_eq(symlink(targets[i] ? targets[i] : outside, link), 0);
+		sbx_run(&r, NULL, SBX_ARGV("run", "-B", bind, "--", "/bin/true"));
+		cr_assert_eq(r.exit_status, 125, "fonts -> %s: exit %d; stderr: %s",
+			     targets[i] ? targets[i] : outside, r.exit_status, r.err);
+		ASSERT_STATUS(&r, "setup-error");
+		cr_assert_eq(count_entries(outside), 0, "sbx made entries in %s", outside);
+		sbx_result_free(&r);
+		cr_assert_eq(unlink(link), 0);
+	}
+	rm_tree(dir);
+	rm_tree(outside);
+	free(dir);
+	free(outside);
+	free(bind);
+	free(link);
+}
