@@ -147,13 +147,28 @@ static int rule_arg(int nr, int err, const uint64_t *args, uint64_t *neutral,
 		return *neutral = args[1] & ~(uint64_t)O_NOTIF_PIPE, *decided = lo1 & O_NOTIF_PIPE, 1;
 	case __NR_chmod:
 	case __NR_fchmod:
+	case __NR_creat:
+	case __NR_open:
 	case __NR_fchmodat:
-	case NR_FCHMODAT2: {
-		int i = nr == __NR_chmod || nr == __NR_fchmod ? 1 : 2;
+	case NR_FCHMODAT2:
+	case __NR_openat: {
+		int i = nr == __NR_openat ? 3
+			: nr == __NR_fchmodat || nr == NR_FCHMODAT2 || nr == __NR_open ? 2 : 1;
 		*neutral = args[i] & ~(uint64_t)(S_ISUID | S_ISGID);
 		*decided = (uint32_t)args[i] & 07777;
 		return i;
 	}
+	case __NR_mknod:
+	case __NR_mknodat: {
+		/* a plain file of the same permissions passes both rules */
+		int i = nr == __NR_mknod ? 1 : 2;
+		*neutral = args[i] & 01777;
+		*decided = args[i] & 0xffff;
+		return i;
+	}
+	case __NR_renameat2:
+		return *neutral = args[4] & ~(uint64_t)RENAME_WHITEOUT,
+		       *decided = args[4] & RENAME_WHITEOUT, 4;
 	default:
 		return -1;
 	}
@@ -255,6 +270,8 @@ void sc_arg_text(int nr, int arg, uint64_t value, char *buf, size_t size)
 		snprintf(buf, size, "persona=0x%llx", (unsigned long long)value);
 	} else if (nr == __NR_pipe2) {
 		snprintf(buf, size, "flags=O_NOTIFICATION_PIPE");
+	} else if (nr == __NR_renameat2) {
+		snprintf(buf, size, "flags=RENAME_WHITEOUT");
 	} else {
 		snprintf(buf, size, "mode=0%llo", (unsigned long long)value);
 	}

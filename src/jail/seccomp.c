@@ -19,7 +19,11 @@
  *     protocols other than 0/tcp/udp/icmp/icmpv6 and netlink protocols
  *     other than NETLINK_ROUTE -> EPROTONOSUPPORT (module autoload);
  *   - socketpair() of a family other than unix -> EAFNOSUPPORT;
- *   - chmod/fchmod/fchmodat(2) setting S_ISUID or S_ISGID -> EPERM;
+ *   - a set-id mode (S_ISUID or S_ISGID) in chmod/fchmod/fchmodat(2),
+ *     creat, mknod(at), and open/openat when they create (O_CREAT or
+ *     O_TMPFILE) -> EPERM; mknod(at) of a character or block device
+ *     (whiteouts included) and renameat2(RENAME_WHITEOUT) -> EPERM;
+ *   - openat2 -> ENOSYS (its mode is in memory; glibc falls back to openat);
  *   - pipe2(O_NOTIFICATION_PIPE) (watch queues) -> EPERM;
  *   - prlimit64 on pid 1 (the jail's init) -> EPERM.
  * tests/probes/README.md ("Syscall arguments the filter checks") lists
@@ -49,6 +53,11 @@
 
 /* fchmodat2 (Linux 6.6) is missing from older headers. */
 #define SC_NR_FCHMODAT2 452
+/* open flags that create an inode (O_TMPFILE is __O_TMPFILE|O_DIRECTORY). */
+#define SC_O_CREATES (O_CREAT | __O_TMPFILE)
+#ifndef RENAME_WHITEOUT
+#define RENAME_WHITEOUT (1 << 2)
+#endif
 /* pipe2's flag for a watch-queue pipe (linux/watch_queue.h clashes with
  * <fcntl.h>). */
 #define SC_O_NOTIFICATION_PIPE O_EXCL
@@ -212,55 +221,127 @@ static void emit_prlimit_check(struct gen *g)
 	emit(g, RET(RET_EPERM));
 }
 
-/* chmod family: the jail's files in a -w workspace or a -B bind are the
+/*
+ * Set-id modes.  The jail's files in a -w workspace or a -B bind are the
  * caller's on the host (the caller's uid, or for a root caller the
- * directory's owner through the idmap: root), so a setuid/setgid bit set
- * there leaves a setuid-as-the-caller (or as-root) program on the host.  Creating a file with the bit is no way
- * around it: the first write to it clears the bit. */
-static void emit_mode_check(struct gen *g, unsigned mode_arg)
+ * directory's owner through the idmap: root), so a setuid or setgid bit
+ * there is a setuid-as-the-caller (or as-root) program for anyone who can
+ * reach the directory.  Every call that takes a file mode is checked, not
+ * only chmod: a file created 06755 keeps its bits when root later writes
+ * into it (root has CAP_FSETID, so its write does not clear them).  mkdir
+ * and mkdirat are not checked: the kernel drops both bits from their mode.
+ */
+static void emit_setid_check(struct gen *g, unsigned mode_arg)
 {
 	emit(g, LD(ARG_LO(mode_arg)));
 	emit(g, JSET(S_ISUID | S_ISGID, 0, 1));
 	emit(g, RET(RET_EPERM));
 }
 
-/* The argument index of NR's file mode, for the chmod family; or -1. */
-static int mode_arg_of(int nr)
+/* open/openat: the mode only counts when the call creates an inode. */
+static void emit_open_check(struct gen *g, unsigned flags_arg, unsigned mode_arg)
 {
-	if (nr == __NR_chmod || nr == __NR_fchmod)
-		return 1;
-	if (nr == __NR_fchmodat || nr == SC_NR_FCHMODAT2)
-		return 2;
-	return -1;
+	emit(g, LD(ARG_LO(flags_arg)));
+	emit(g, JSET(SC_O_CREATES, 0, 3));
+	emit(g, LD(ARG_LO(mode_arg)));
+	emit(g, JSET(S_ISUID | S_ISGID, 0, 1));
+	emit(g, RET(RET_EPERM));
+}
+
+/*
+ * mknod/mknodat: no set-id bit, and no character or block device.  The
+ * jail has no CAP_MKNOD, but the kernel lets anyone make a whiteout (c 0 0),
+ * and on a host mount that is a root-owned device node for a root caller.
+ * The kernel truncates the mode to 16 bits, so only bits the filter can
+ * test in the low word decide: a type with bit 13 (S_IFCHR, S_IFBLK) and
+ * without bit 15 (regular, symlink, socket) is a device; the other types
+ * bit 13 could make are invalid, and the kernel refuses them.
+ */
+static void emit_mknod_check(struct gen *g, unsigned mode_arg)
+{
+	emit(g, LD(ARG_LO(mode_arg)));
+	emit(g, JSET(S_ISUID | S_ISGID, 2, 0));
+	emit(g, JSET(0100000, 2, 0));
+	emit(g, JSET(0020000, 0, 1));
+	emit(g, RET(RET_EPERM));
+}
+
+/* renameat2: RENAME_WHITEOUT leaves a whiteout device at the old name,
+ * unprivileged, the same node mknod is refused above. */
+static void emit_rename_check(struct gen *g)
+{
+	emit(g, LD(ARG_LO(4)));
+	emit(g, JSET(RENAME_WHITEOUT, 0, 1));
+	emit(g, RET(RET_EPERM));
+}
+
+/* The argument checks the filter makes; syscalls with the same check and
+ * adjacent numbers share one leaf (chmod and fchmod). */
+enum arg_check {
+	CHECK_NONE,
+	CHECK_CLONE,
+	CHECK_IOCTL,
+	CHECK_SOCKET,
+	CHECK_SOCKETPAIR,
+	CHECK_PERSONALITY,
+	CHECK_PIPE2,
+	CHECK_PRLIMIT,
+	CHECK_SETID_1,	/* mode in argument 1 */
+	CHECK_SETID_2,	/* mode in argument 2 */
+	CHECK_OPEN_1_2,	/* flags in 1, mode in 2 */
+	CHECK_OPEN_2_3,	/* flags in 2, mode in 3 */
+	CHECK_MKNOD_1,
+	CHECK_MKNOD_2,
+	CHECK_RENAME,
+};
+
+static enum arg_check check_of(int nr)
+{
+	switch (nr) {
+	case __NR_clone: return CHECK_CLONE;
+	case __NR_ioctl: return CHECK_IOCTL;
+	case __NR_socket: return CHECK_SOCKET;
+	case __NR_socketpair: return CHECK_SOCKETPAIR;
+	case __NR_personality: return CHECK_PERSONALITY;
+	case __NR_pipe2: return CHECK_PIPE2;
+	case __NR_prlimit64: return CHECK_PRLIMIT;
+	case __NR_chmod: case __NR_fchmod: case __NR_creat: return CHECK_SETID_1;
+	case __NR_fchmodat: case SC_NR_FCHMODAT2: return CHECK_SETID_2;
+	case __NR_open: return CHECK_OPEN_1_2;
+	case __NR_openat: return CHECK_OPEN_2_3;
+	case __NR_mknod: return CHECK_MKNOD_1;
+	case __NR_mknodat: return CHECK_MKNOD_2;
+	case __NR_renameat2: return CHECK_RENAME;
+	default: return CHECK_NONE;
+	}
 }
 
 /* Whether NR's arguments are checked when it is allowed. */
 static bool has_arg_check(int nr)
 {
-	return nr == __NR_clone || nr == __NR_ioctl || nr == __NR_socket ||
-	       nr == __NR_socketpair || nr == __NR_personality ||
-	       nr == __NR_pipe2 || nr == __NR_prlimit64 || mode_arg_of(nr) >= 0;
+	return check_of(nr) != CHECK_NONE;
 }
 
 /* The argument checks of NR, falling through to RET when they pass. */
 static void emit_arg_leaf(struct gen *g, int nr, uint32_t ret)
 {
-	if (nr == __NR_clone)
-		emit_clone_check(g);
-	else if (nr == __NR_ioctl)
-		emit_ioctl_check(g);
-	else if (nr == __NR_socket)
-		emit_socket_check(g);
-	else if (nr == __NR_socketpair)
-		emit_socketpair_check(g);
-	else if (mode_arg_of(nr) >= 0)
-		emit_mode_check(g, (unsigned)mode_arg_of(nr));
-	else if (nr == __NR_pipe2)
-		emit_pipe2_check(g);
-	else if (nr == __NR_prlimit64)
-		emit_prlimit_check(g);
-	else
-		emit_personality_check(g);
+	switch (check_of(nr)) {
+	case CHECK_CLONE: emit_clone_check(g); break;
+	case CHECK_IOCTL: emit_ioctl_check(g); break;
+	case CHECK_SOCKET: emit_socket_check(g); break;
+	case CHECK_SOCKETPAIR: emit_socketpair_check(g); break;
+	case CHECK_PERSONALITY: emit_personality_check(g); break;
+	case CHECK_PIPE2: emit_pipe2_check(g); break;
+	case CHECK_PRLIMIT: emit_prlimit_check(g); break;
+	case CHECK_SETID_1: emit_setid_check(g, 1); break;
+	case CHECK_SETID_2: emit_setid_check(g, 2); break;
+	case CHECK_OPEN_1_2: emit_open_check(g, 1, 2); break;
+	case CHECK_OPEN_2_3: emit_open_check(g, 2, 3); break;
+	case CHECK_MKNOD_1: emit_mknod_check(g, 1); break;
+	case CHECK_MKNOD_2: emit_mknod_check(g, 2); break;
+	case CHECK_RENAME: emit_rename_check(g); break;
+	case CHECK_NONE: break;
+	}
 	emit(g, RET(ret));
 }
 
@@ -288,13 +369,12 @@ static void emit_tree(struct gen *g, const struct run *runs, size_t lo, size_t h
 	emit_tree(g, runs, mid, hi);
 }
 
-/* Whether syscalls A and B (0: none) get the same argument checks, so that
- * adjacent numbers share one leaf (chmod and fchmod). */
+/* Whether syscalls A and B (0: none) get the same argument checks. */
 static bool same_check(int a, int b)
 {
 	if (!a || !b)
 		return a == b;
-	return a == b || (mode_arg_of(a) >= 0 && mode_arg_of(a) == mode_arg_of(b));
+	return check_of(a) == check_of(b);
 }
 
 /* The action of each syscall number, as runs.  Returns the run count. */
@@ -311,8 +391,9 @@ static size_t build_runs(const struct seccomp_spec *spec, const bool *allow,
 			     : deny[nr] ? deny_ret : allow[nr] ? SECCOMP_RET_ALLOW : def;
 		int args = 0;
 
-		/* clone3's flags live in memory seccomp cannot read. */
-		if (nr == __NR_clone3)
+		/* clone3's flags and openat2's mode live in memory seccomp
+		 * cannot read; both have an older call libraries fall back to. */
+		if (nr == __NR_clone3 || (nr == __NR_openat2 && ret == SECCOMP_RET_ALLOW))
 			ret = RET_ENOSYS;
 		if (has_arg_check(nr) && ret == SECCOMP_RET_ALLOW)
 			args = nr;

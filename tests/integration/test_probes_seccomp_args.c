@@ -7,6 +7,8 @@
  */
 #include "test_probes_common.h"
 
+#include <dirent.h>
+#include <stdbool.h>
 #include <sys/stat.h>
 
 TestSuite(probes_seccomp_args, .init = probes_require_jail);
@@ -75,6 +77,72 @@ Test(probes_seccomp_args, setuid_bit_cannot_be_planted_in_a_host_workspace)
 	cr_assert_eq(st.st_mode & (S_ISUID | S_ISGID), 0, "host file has mode %o",
 		     (unsigned)st.st_mode & 07777);
 	sbx_result_free(&r);
+}
+
+/*
+ * What a creating call left in DIR on the host: "" when no entry has a
+ * set-id bit or is a device, else the first offender.
+ */
+static char *host_setid_or_device(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char *bad = NULL;
+
+	cr_assert_not_null(d, "opendir %s", dir);
+	while (!bad && (e = readdir(d))) {
+		char *path = xasprintf("%s/%s", dir, e->d_name);
+		struct stat st;
+
+		if (lstat(path, &st) == 0 &&
+		    ((st.st_mode & (S_ISUID | S_ISGID)) || S_ISCHR(st.st_mode) ||
+		     S_ISBLK(st.st_mode)))
+			bad = xasprintf("%s mode %o uid %u", e->d_name, (unsigned)st.st_mode,
+					(unsigned)st.st_uid);
+		free(path);
+	}
+	closedir(d);
+	return bad ? bad : xasprintf("%s", "");
+}
+
+/*
+ * Attack: creating a file with mode 06755 (open, openat, creat, O_TMPFILE
+ * + linkat, mknod) in a host directory, or a device node / whiteout there.
+ * Run by root, the file is root's on the host through the idmapped bind;
+ * root's later `cp /usr/bin/id DIR/tool` keeps the bits (CAP_FSETID), and
+ * any user running DIR/tool is euid 0.  DIR is tried as a -B bind (the CI
+ * set-up, a root-owned checkout for a root caller) and as -w.
+ */
+static void setid_create_in(bool workspace)
+{
+	char *dir = make_temp_dir();
+	const char *bind_opts[] = { "-B", dir, "-C", dir, NULL };
+	const char *ws_opts[] = { "-w", dir, NULL };
+	struct sbx_result r;
+
+	run_probe(&r, NULL, workspace ? ws_opts : bind_opts, "fs_setid_create", NULL);
+	char *bad = host_setid_or_device(dir);
+	char *plain = xasprintf("%s/sbx-setid-plain", dir);
+	int plain_made = access(plain, F_OK);
+	/* nothing set-id may outlive the test, whatever it asserts */
+	rm_tree(dir);
+	cr_assert(bad[0] == '\0', "left on the host: %s", bad);
+	expect_blocked(&r);
+	cr_assert_eq(plain_made, 0, "an ordinary file was not created: " PROBE_REPORT(&r));
+	free(plain);
+	free(bad);
+	free(dir);
+	sbx_result_free(&r);
+}
+
+Test(probes_seccomp_args, no_setid_file_or_device_can_be_created_in_a_host_bind)
+{
+	setid_create_in(false);
+}
+
+Test(probes_seccomp_args, no_setid_file_or_device_can_be_created_in_a_host_workspace)
+{
+	setid_create_in(true);
 }
 
 /* Attack: a watch-queue pipe, then IOC_WATCH_QUEUE_SET_FILTER: the

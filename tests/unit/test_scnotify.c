@@ -194,6 +194,35 @@ Test(scnotify, the_argument_that_decided)
 	sc_filter_free(&p);
 }
 
+/* The creating calls' rules name the mode (or the rename flag) that
+ * decided, so the record says why a program's open or mknod failed. */
+Test(scnotify, the_mode_that_decided_a_creating_call)
+{
+	struct sock_fprog p;
+	struct seccomp_data d;
+	uint64_t v = 0;
+	char text[64];
+
+	build(&p, false, NULL, SC_ERRNO);
+	cr_assert_eq(deciding(&p, __NR_open, 0, O_CREAT | O_WRONLY, 06755, &v), 2);
+	sc_arg_text(__NR_open, 2, v, text, sizeof(text));
+	cr_assert_str_eq(text, "mode=06755");
+	cr_assert_eq(deciding(&p, __NR_creat, 0, 04700, 0, &v), 1);
+	cr_assert_eq(deciding(&p, __NR_mknod, 0, S_IFCHR | 0644, 0, &v), 1);
+	sc_arg_text(__NR_mknod, 1, v, text, sizeof(text));
+	cr_assert_str_eq(text, "mode=020644");
+	cr_assert_eq(deciding(&p, __NR_mknodat, AT_FDCWD, 0, S_IFREG | 02755, &v), 2);
+	d = data3(__NR_openat, (uint64_t)AT_FDCWD, 0, O_CREAT);
+	d.args[3] = 04755;
+	cr_assert_eq(sc_deciding_arg(&p, &d, sc_eval(&p, &d), &v), 3);
+	d = data3(__NR_renameat2, (uint64_t)AT_FDCWD, 0, (uint64_t)AT_FDCWD);
+	d.args[4] = RENAME_WHITEOUT;
+	cr_assert_eq(sc_deciding_arg(&p, &d, sc_eval(&p, &d), &v), 4);
+	sc_arg_text(__NR_renameat2, 4, v, text, sizeof(text));
+	cr_assert_str_eq(text, "flags=RENAME_WHITEOUT");
+	sc_filter_free(&p);
+}
+
 Test(scnotify, eval_fails_closed)
 {
 	struct sock_filter bad[] = { BPF_STMT(BPF_LD | BPF_W | BPF_IND, 0),
