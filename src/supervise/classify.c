@@ -279,7 +279,8 @@ static bool classify_limits(struct sup *s)
 		    policy_limit(s->pol, LIM_MEMORY_MB));
 	} else if (s->memory_exceeded) {
 		r->status = ST_MEMORY_LIMIT;
-		say(r, "memory limit exceeded: the jail's processes, tmpfs files and socket buffers "
+		say(r, "memory limit exceeded: the jail's processes and their page tables, tmpfs "
+		       "files and socket buffers "
 		       "together held %" PRId64 " MiB (memory_mb = %" PRIu64 ", measured by sbx)",
 		    s->memory_seen_kib / 1024, policy_limit(s->pol, LIM_MEMORY_MB));
 	} else if (s->output_limited) {

@@ -23,6 +23,7 @@ struct cpu_proc {
 	int64_t own[2];    /* utime, stime: its own threads */
 	int64_t cc[2];     /* cutime, cstime: the descendants it reaped */
 	int64_t rss_pages;
+	int64_t vsize_kib; /* its mappings, which bound its page tables */
 	pid_t mem_tid;     /* the task whose stat/smaps show its memory: pid, or a
 			    * live thread once the main thread exited */
 	char run;          /* stat's state letter (Z: the main thread is dead) */

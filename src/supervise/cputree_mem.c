@@ -4,7 +4,8 @@
  * passed), the queues of its unix sockets (sock_diag in its network
  * namespace, skipped while its sockstat counts no socket but sbx's) and
  * what its live processes hold (RSS from the last sample, PSS from
- * smaps_rollup once RSS says the limit may be crossed).
+ * smaps_rollup once RSS says the limit may be crossed, and their page
+ * tables once their mappings could take the total past the limit).
  */
 #include "supervise/cputree.h"
 #include "supervise/sockmem.h"
@@ -138,6 +139,73 @@ static int64_t pss_kib(int dirfd, pid_t pid, pid_t tid)
 	return kib;
 }
 
+/*
+ * "VmPTE:" of /proc/PID/status in KiB (the page tables at every level), or
+ * -1 when it is gone.  Page tables are in no RSS: a read-only private
+ * mapping read once every 2 MiB maps the shared zero page and costs a 4 KiB
+ * page table each time, so eight processes held 1 GiB of page tables
+ * under a 64M limit with RSS flat.  status is readable whether or not the
+ * process is dumpable.
+ */
+static int64_t pagetable_kib(int dirfd, pid_t pid, pid_t tid)
+{
+	char path[64], text[4096];
+	long long kib = -1;
+	ssize_t n;
+	int fd;
+
+	if (tid > 0 && tid != pid)
+		snprintf(path, sizeof(path), "%d/task/%d/status", (int)pid, (int)tid);
+	else
+		snprintf(path, sizeof(path), "%d/status", (int)pid);
+	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	text[n] = '\0';
+	const char *p = strstr(text, "\nVmPTE:");
+	if (!p || sscanf(p + 7, "%lld", &kib) != 1 || kib < 0)
+		return -1;
+	return kib;
+}
+
+/*
+ * The most page tables PROC's mappings can need: every mapped 4 KiB page
+ * may need a table of its own at each of up to four levels (a 4 KiB mapping
+ * alone in its 2 MiB, 1 GiB and 512 GiB ranges), and a table covers only
+ * ranges that hold a mapping.
+ */
+static int64_t pagetable_bound_kib(const struct cpu_proc *proc)
+{
+	return proc->vsize_kib > INT64_MAX / 8 ? INT64_MAX / 2 : 4 * proc->vsize_kib;
+}
+
+/*
+ * KiB of page tables of the tree, exact, or 0 when the mappings' bound
+ * says they cannot take the total past LIMIT_KIB from HELD: reading every
+ * status costs about three reads of stat, so only when it can matter.
+ */
+static int64_t pagetables_kib(const struct cputree *t, int64_t held, int64_t limit_kib)
+{
+	int64_t bound = held, kib = 0;
+
+	for (size_t i = 0; i < t->n && bound <= limit_kib; i++)
+		bound += pagetable_bound_kib(&t->procs[i]);
+	if (bound <= limit_kib)
+		return 0;
+	for (size_t i = 0; i < t->n; i++) {
+		int64_t k = pagetable_kib(t->proc_fd, t->procs[i].pid, t->procs[i].mem_tid);
+
+		/* gone since the scan: its tables are freed with it */
+		if (k > 0)
+			kib += k;
+	}
+	return kib;
+}
+
 int64_t cputree_max_rss_kib(const struct cputree *t)
 {
 	int64_t page_kib = sysconf(_SC_PAGESIZE) / 1024;
@@ -151,6 +219,7 @@ int64_t cputree_memory_kib(struct cputree *t, int64_t limit_kib)
 	int64_t files = cputree_tmpfs_kib(t) + socket_kib(t);
 	int64_t rss = files;
 	int64_t pss = files;
+	int64_t tables;
 
 	if (t->proc_fd < 0)
 		return -1;
@@ -158,6 +227,9 @@ int64_t cputree_memory_kib(struct cputree *t, int64_t limit_kib)
 		page_kib = 4;
 	for (size_t i = 0; i < t->n; i++)
 		rss += t->procs[i].rss_pages * page_kib;
+	tables = pagetables_kib(t, rss, limit_kib);
+	rss += tables;
+	pss += tables;
 	/* RSS counts a page shared by N processes N times (fork's copy-on-
 	 * write): only a total over the limit is worth the exact, dearer sum */
 	if (rss <= limit_kib)

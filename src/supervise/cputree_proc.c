@@ -17,7 +17,7 @@ int cputree_parse_stat(const char *text, struct cpu_proc *out)
 {
 	/* comm may contain spaces and ')': the fields start after the last ')' */
 	const char *p = strrchr(text, ')');
-	unsigned long long ut, st, start;
+	unsigned long long ut, st, start, vsize;
 	long long cut, cst, rss;
 	char run;
 	int pp;
@@ -25,10 +25,10 @@ int cputree_parse_stat(const char *text, struct cpu_proc *out)
 	if (!p)
 		return -1;
 	/* 3 state, 4 ppid, 5..13 skipped, 14 utime 15 stime 16 cutime 17 cstime,
-	 * 18..21 skipped, 22 starttime, 23 skipped, 24 rss (pages) */
+	 * 18..21 skipped, 22 starttime, 23 vsize (bytes), 24 rss (pages) */
 	if (sscanf(p + 1, " %c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %lld %lld"
-		   " %*d %*d %*d %*d %llu %*u %lld",
-		   &run, &pp, &ut, &st, &cut, &cst, &start, &rss) != 8)
+		   " %*d %*d %*d %*d %llu %llu %lld",
+		   &run, &pp, &ut, &st, &cut, &cst, &start, &vsize, &rss) != 9)
 		return -1;
 	if (cut < 0 || cst < 0 || rss < 0 || ut > INT64_MAX / 4 || st > INT64_MAX / 4 ||
 	    cut > INT64_MAX / 4 || cst > INT64_MAX / 4)
@@ -41,6 +41,7 @@ int cputree_parse_stat(const char *text, struct cpu_proc *out)
 	out->cc[0] = cut;
 	out->cc[1] = cst;
 	out->rss_pages = rss;
+	out->vsize_kib = (int64_t)(vsize / 1024 > INT64_MAX / 8 ? INT64_MAX / 8 : vsize / 1024);
 	return 0;
 }
 
@@ -101,6 +102,7 @@ static void live_thread_memory(int dirfd, struct cpu_proc *out)
 		if (read_path(dirfd, path, text, sizeof(text)) == 0 &&
 		    cputree_parse_stat(text, &th) == 0 && th.run != 'Z' && th.run != 'X') {
 			out->rss_pages = th.rss_pages;
+			out->vsize_kib = th.vsize_kib;
 			out->mem_tid = tid;
 			break;
 		}

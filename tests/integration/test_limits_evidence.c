@@ -312,6 +312,22 @@ Test(limits_evidence, memory_of_non_dumpable_processes_counts)
 	sbx_result_free(&r);
 }
 
+/* Attack: page tables without RSS.  A read-only mapping read once every
+ * 2 MiB maps only the zero page, so RSS stays flat while each read costs
+ * the kernel a 4 KiB page table and RLIMIT_DATA ignores the mapping:
+ * eight processes held 1 GiB of host memory under --memory 64M, ok. */
+Test(limits_evidence, page_tables_count_against_memory)
+{
+	struct sbx_result r;
+
+	run_probe(&r, NULL, SBX_ARGV("--memory", "64M", "--time", "30s"), "res_pagetables",
+		  SBX_ARGV("8", "128"));
+	cr_assert(!strstr(r.out, "ESCAPED:"), PROBE_REPORT(&r));
+	cr_assert_str_eq(status_of(&r), "memory-limit", PROBE_REPORT(&r));
+	cr_assert(strstr(rec_str(&r, "message"), "page tables"), PROBE_REPORT(&r));
+	sbx_result_free(&r);
+}
+
 /*
  * The meter keeps the stat files of up to 16 jail processes open between
  * samples, and only when sbx may open 256 files (cputree.h).  Either way

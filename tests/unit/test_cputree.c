@@ -23,6 +23,7 @@ Test(cputree, parses_the_fields_after_the_last_paren)
 	cr_assert_eq(p.cc[1], 3);
 	cr_assert_eq(p.start, 98765);
 	cr_assert_eq(p.rss_pages, 321);
+	cr_assert_eq(p.vsize_kib, 4000, "vsize bounds the page tables");
 }
 
 Test(cputree, a_name_with_spaces_and_no_fields_is_refused)
