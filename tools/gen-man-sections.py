@@ -1,7 +1,7 @@
 # Generates the @groups and built-in sections of man/sbx.policy.5 from the code.
 import re, glob, os, sys, textwrap
 src = sys.argv[1]
-c = open(f"{src}/src/jail/seccomp.c").read()
+c = open(f"{src}/src/jail/scgroups.c").read()
 def esc(s): return s.replace("\\", "\\e").replace("-", "\\-")
 def cap(s): return s if "_" in s.split()[0] else s[0].upper() + s[1:]
 def wrap(s): return "\n".join(textwrap.wrap(s, 72, break_long_words=False, break_on_hyphens=False))

@@ -26,8 +26,7 @@ static const char *const default_syscalls[] = {
 	"mknodat", "sendfile", "splice", "tee", "vmsplice", "copy_file_range",
 	"setxattr", "lsetxattr", "fsetxattr", "getxattr", "lgetxattr",
 	"fgetxattr", "listxattr", "llistxattr", "flistxattr", "removexattr",
-	"lremovexattr", "fremovexattr", "inotify_init", "inotify_init1",
-	"inotify_add_watch", "inotify_rm_watch", "fanotify_mark",
+	"lremovexattr", "fremovexattr",
 	/* memory */
 	"brk", "mmap", "munmap", "mprotect", "mremap", "msync", "mincore",
 	"madvise", "mlock", "mlock2", "munlock", "mlockall", "munlockall",
@@ -98,6 +97,14 @@ const struct sc_group sc_groups[] = {
 	       "semtimedop", "msgget", "msgsnd", "msgrcv", "msgctl",
 	       "memfd_create", "memfd_secret"),
 	  "memory the memory meter cannot see: allow only where cgroups bound it" },
+	/* Not in @default (ENOSYS: tail -f and file watchers fall back to
+	 * polling): a watch on a file every jail and the host share shows
+	 * the host's activity, such as an IN_OPEN on /usr/bin/sudo each time
+	 * the host runs it, and carries events from one jail to another. */
+	{ "@file-watch",
+	  LIST("inotify_init", "inotify_init1", "inotify_add_watch", "inotify_rm_watch",
+	       "fanotify_mark"),
+	  "watches on shared files show the host's activity: allow only for a watcher that needs it" },
 	{ "@mount",
 	  LIST("mount", "umount2", "pivot_root", "chroot", "fsopen", "fsmount",
 	       "fsconfig", "fspick", "move_mount", "open_tree", "mount_setattr"),

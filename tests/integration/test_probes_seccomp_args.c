@@ -145,6 +145,14 @@ Test(probes_seccomp_args, no_setid_file_or_device_can_be_created_in_a_host_works
 	setid_create_in(true);
 }
 
+/* Attack: an inotify watch on the /usr/bin every jail shares with the
+ * host shows each time the host runs sudo or ssh, and passes events
+ * between concurrent jails.  No built-in policy allows a watch. */
+Test(probes_seccomp_args, no_watch_on_the_hosts_files)
+{
+	expect_denied("fs_inotify_host", "ENOSYS", NULL);
+}
+
 /* Attack: a watch-queue pipe, then IOC_WATCH_QUEUE_SET_FILTER: the
  * out-of-bounds write of CVE-2022-0995 (public root exploit). */
 Test(probes_seccomp_args, notification_pipes_are_filtered)
