@@ -21,7 +21,8 @@
  *   - socketpair() of a family other than unix -> EAFNOSUPPORT;
  *   - chmod/fchmod/fchmodat(2) setting S_ISUID or S_ISGID -> EPERM;
  *   - pipe2(O_NOTIFICATION_PIPE) (watch queues) -> EPERM;
- *   - prlimit64 on pid 1 (the jail's init) -> EPERM.
+ *   - prlimit64 on pid 1 (the jail's init) -> EPERM;
+ *   - fcntl(F_SETPIPE_SZ) above the default 64 KiB -> EPERM.
  * tests/probes/README.md ("Syscall arguments the filter checks") lists
  * every argument of an allowed syscall that was audited, and why.
  * tests/unit/test_seccomp.c runs the program through a BPF interpreter.
@@ -52,6 +53,8 @@
 /* pipe2's flag for a watch-queue pipe (linux/watch_queue.h clashes with
  * <fcntl.h>). */
 #define SC_O_NOTIFICATION_PIPE O_EXCL
+/* A new pipe's buffer (16 pages), the most F_SETPIPE_SZ may ask for. */
+#define SC_PIPE_DEFAULT_SIZE (64 * 1024)
 
 /* clone() flags that create namespaces (CLONE_NEWTIME is clone3-only). */
 #define SC_CLONE_NS_FLAGS                                                     \
@@ -212,6 +215,21 @@ static void emit_prlimit_check(struct gen *g)
 	emit(g, RET(RET_EPERM));
 }
 
+/* fcntl: the jail's pipe buffers are charged to the caller's per-user
+ * quota (fs.pipe-user-pages-soft): 64 pipes raised to 1 MiB used it up,
+ * and every new pipe of the caller on the host got 8 KiB until the jail
+ * ended.  Nothing above the default size; EPERM, as the kernel answers an
+ * unprivileged size past pipe-max-size.  Low 32 bits: the kernel takes
+ * cmd and the size as unsigned int. */
+static void emit_fcntl_check(struct gen *g)
+{
+	emit(g, LD(ARG_LO(1)));
+	emit(g, JEQ(F_SETPIPE_SZ, 0, 3));
+	emit(g, LD(ARG_LO(2)));
+	emit(g, JGE(SC_PIPE_DEFAULT_SIZE + 1, 0, 1));
+	emit(g, RET(RET_EPERM));
+}
+
 /* chmod family: the jail's files in a -w workspace or a -B bind are the
  * caller's on the host (the caller's uid, or for a root caller the
  * directory's owner through the idmap: root), so a setuid/setgid bit set
@@ -239,7 +257,8 @@ static bool has_arg_check(int nr)
 {
 	return nr == __NR_clone || nr == __NR_ioctl || nr == __NR_socket ||
 	       nr == __NR_socketpair || nr == __NR_personality ||
-	       nr == __NR_pipe2 || nr == __NR_prlimit64 || mode_arg_of(nr) >= 0;
+	       nr == __NR_pipe2 || nr == __NR_prlimit64 || nr == __NR_fcntl ||
+	       mode_arg_of(nr) >= 0;
 }
 
 /* The argument checks of NR, falling through to RET when they pass. */
@@ -259,6 +278,8 @@ static void emit_arg_leaf(struct gen *g, int nr, uint32_t ret)
 		emit_pipe2_check(g);
 	else if (nr == __NR_prlimit64)
 		emit_prlimit_check(g);
+	else if (nr == __NR_fcntl)
+		emit_fcntl_check(g);
 	else
 		emit_personality_check(g);
 	emit(g, RET(ret));
