@@ -17,7 +17,9 @@
  *                      workspace tmpfs among
  *                      them, 0 = none
  *   CTL_SETUP_FAILED   errno + text          CTL_TERM  SIGTERM every jail process
- *   CTL_STARTED        target exec'd
+ *   CTL_STARTED        target exec'd     CTL_STOP  SIGSTOP every jail process
+ *                                         CTL_CONT  SIGCONT every jail process
+ *                                                   (the caller's Ctrl-Z, fg)
  *   CTL_EXEC_FAILED    errno (ENOENT->127, else 126)
  *   CTL_EXITED         value = wait status of the target,
  *                      sys_errno = kernel evidence (CTL_EV_* bits)
@@ -42,6 +44,8 @@ enum ctl_type {
 	CTL_LISTENER,
 	CTL_GO = 100,
 	CTL_TERM,
+	CTL_STOP,
+	CTL_CONT,
 };
 
 /* CTL_EXITED evidence, from the target's zombie: the kernel marked its

@@ -365,6 +365,12 @@ static void ctl_event(const struct jail_plan *plan)
 	}
 	if (m.type == CTL_TERM)
 		kill(-1, SIGTERM);
+	/* the caller stopped sbx (Ctrl-Z): the jail, in its own session, would
+	 * run on unwatched; only the init reaches every process of it */
+	else if (m.type == CTL_STOP)
+		kill(-1, SIGSTOP);
+	else if (m.type == CTL_CONT)
+		kill(-1, SIGCONT);
 }
 
 /* What to peek at on the target's zombie: its status in the jail's /proc

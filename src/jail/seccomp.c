@@ -25,7 +25,8 @@
  *     (whiteouts included) and renameat2(RENAME_WHITEOUT) -> EPERM;
  *   - openat2 -> ENOSYS (its mode is in memory; glibc falls back to openat);
  *   - pipe2(O_NOTIFICATION_PIPE) (watch queues) -> EPERM;
- *   - prlimit64 on pid 1 (the jail's init) -> EPERM.
+ *   - prlimit64 on pid 1 (the jail's init) -> EPERM;
+ *   - fcntl(F_SETPIPE_SZ) above the default 64 KiB -> EPERM.
  * tests/probes/README.md ("Syscall arguments the filter checks") lists
  * every argument of an allowed syscall that was audited, and why.
  * tests/unit/test_seccomp.c runs the program through a BPF interpreter.
@@ -61,6 +62,8 @@
 /* pipe2's flag for a watch-queue pipe (linux/watch_queue.h clashes with
  * <fcntl.h>). */
 #define SC_O_NOTIFICATION_PIPE O_EXCL
+/* A new pipe's buffer (16 pages), the most F_SETPIPE_SZ may ask for. */
+#define SC_PIPE_DEFAULT_SIZE (64 * 1024)
 
 /* clone() flags that create namespaces (CLONE_NEWTIME is clone3-only). */
 #define SC_CLONE_NS_FLAGS                                                     \
@@ -221,6 +224,21 @@ static void emit_prlimit_check(struct gen *g)
 	emit(g, RET(RET_EPERM));
 }
 
+/* fcntl: the jail's pipe buffers are charged to the caller's per-user
+ * quota (fs.pipe-user-pages-soft): 64 pipes raised to 1 MiB used it up,
+ * and every new pipe of the caller on the host got 8 KiB until the jail
+ * ended.  Nothing above the default size; EPERM, as the kernel answers an
+ * unprivileged size past pipe-max-size.  Low 32 bits: the kernel takes
+ * cmd and the size as unsigned int. */
+static void emit_fcntl_check(struct gen *g)
+{
+	emit(g, LD(ARG_LO(1)));
+	emit(g, JEQ(F_SETPIPE_SZ, 0, 3));
+	emit(g, LD(ARG_LO(2)));
+	emit(g, JGE(SC_PIPE_DEFAULT_SIZE + 1, 0, 1));
+	emit(g, RET(RET_EPERM));
+}
+
 /*
  * Set-id modes.  The jail's files in a -w workspace or a -B bind are the
  * caller's on the host (the caller's uid, or for a root caller the
@@ -286,6 +304,7 @@ enum arg_check {
 	CHECK_PERSONALITY,
 	CHECK_PIPE2,
 	CHECK_PRLIMIT,
+	CHECK_FCNTL,
 	CHECK_SETID_1,	/* mode in argument 1 */
 	CHECK_SETID_2,	/* mode in argument 2 */
 	CHECK_OPEN_1_2,	/* flags in 1, mode in 2 */
@@ -305,6 +324,7 @@ static enum arg_check check_of(int nr)
 	case __NR_personality: return CHECK_PERSONALITY;
 	case __NR_pipe2: return CHECK_PIPE2;
 	case __NR_prlimit64: return CHECK_PRLIMIT;
+	case __NR_fcntl: return CHECK_FCNTL;
 	case __NR_chmod: case __NR_fchmod: case __NR_creat: return CHECK_SETID_1;
 	case __NR_fchmodat: case SC_NR_FCHMODAT2: return CHECK_SETID_2;
 	case __NR_open: return CHECK_OPEN_1_2;
@@ -333,6 +353,7 @@ static void emit_arg_leaf(struct gen *g, int nr, uint32_t ret)
 	case CHECK_PERSONALITY: emit_personality_check(g); break;
 	case CHECK_PIPE2: emit_pipe2_check(g); break;
 	case CHECK_PRLIMIT: emit_prlimit_check(g); break;
+	case CHECK_FCNTL: emit_fcntl_check(g); break;
 	case CHECK_SETID_1: emit_setid_check(g, 1); break;
 	case CHECK_SETID_2: emit_setid_check(g, 2); break;
 	case CHECK_OPEN_1_2: emit_open_check(g, 1, 2); break;

@@ -384,6 +384,7 @@ static bool add_measurements(cJSON *o, const struct result *r)
 	       record_add(o, "policy_source", source ? cJSON_CreateString(source)
 						     : cJSON_CreateNull()) &&
 	       record_add(o, "wall_ms", measurement(r->wall_ms)) &&
+	       cJSON_AddNumberToObject(o, "stopped_ms", r->stopped_ms) &&
 	       record_add(o, "cpu_user_ms", measurement(r->cpu_user_ms)) &&
 	       record_add(o, "cpu_sys_ms", measurement(r->cpu_sys_ms)) &&
 	       record_add(o, "max_rss_kib", r->max_rss_kib < 0 ? cJSON_CreateNull()
@@ -489,7 +490,7 @@ static int fallback_json(const struct result *r, char *buf, size_t size)
 			"{\"sbx_version\":\"%s\",\"schema_version\":%d,\"status\":\"%s\","
 			"\"exit_code\":%s,\"signal\":null,\"core_dumped\":false,"
 			"\"message\":\"sbx could not build the full record (out of memory)\","
-			"\"command\":null,\"policy\":null,\"policy_source\":null,\"wall_ms\":null,\"cpu_user_ms\":null,"
+			"\"command\":null,\"policy\":null,\"policy_source\":null,\"wall_ms\":null,\"stopped_ms\":null,\"cpu_user_ms\":null,"
 			"\"cpu_sys_ms\":null,\"max_rss_kib\":null,\"memory_peak_kib\":null,\"stdout_bytes\":null,"
 			"\"stderr_bytes\":null,\"output_truncated\":%s,\"limits\":null,"
 			"\"isolation\":null,\"retryable\":false,\"strings_lossy\":false}",

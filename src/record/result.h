@@ -58,6 +58,7 @@ struct result {
 
 	/* measurements: negative = unknown -> JSON null */
 	double wall_ms, cpu_user_ms, cpu_sys_ms;
+	double stopped_ms;       /* of wall_ms, the jail held for the caller's stops */
 	int64_t max_rss_kib;
 	int64_t memory_peak_kib;  /* the run cgroup's memory.peak; -1 = no cgroup */
 

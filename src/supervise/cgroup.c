@@ -422,6 +422,11 @@ bool cgroup_kill(const struct cgroup_run *cg)
 	return cg->active && write_at(cg->path, "cgroup.kill", "1") == 0;
 }
 
+bool cgroup_freeze(const struct cgroup_run *cg, bool on)
+{
+	return cg->active && write_at(cg->path, "cgroup.freeze", on ? "1" : "0") == 0;
+}
+
 void cgroup_finish(struct cgroup_run *cg)
 {
 	uint64_t v;

@@ -51,6 +51,10 @@ int64_t cgroup_memory_kib(const struct cgroup_run *cg);
  * 5.14); false when the kernel has no cgroup.kill. */
 bool cgroup_kill(const struct cgroup_run *cg);
 
+/* Freeze (ON) or thaw the run's cgroup (cgroup.freeze, kernel >= 5.2);
+ * false when it cannot. */
+bool cgroup_freeze(const struct cgroup_run *cg, bool on);
+
 /* Read the evidence: memory.peak, memory.events, cpu.stat. */
 void cgroup_finish(struct cgroup_run *cg);
 

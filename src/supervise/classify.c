@@ -67,6 +67,7 @@ static void fill_measurements(struct sup *s)
 	if (!s->go_sent)
 		return; /* nothing ran: every measurement stays null */
 	r->wall_ms = ms_between(s->t_go, s->target_exited ? s->t_exit : s->t_init_dead);
+	r->stopped_ms = (double)s->stopped_ns / 1e6;
 	if (!s->rusage_ok)
 		return;
 	/* the tree's figures, the ones the CPU limit was judged by */
@@ -371,6 +372,23 @@ static void classify_exit(struct sup *s)
 	say(r, "exited with code %d", r->exit_code);
 }
 
+/* What the caller's stops did to the run, which its figures alone hide. */
+static void note_stops(struct sup *s)
+{
+	struct result *r = s->res;
+	size_t len = strlen(r->message);
+
+	if (!s->go_sent || len >= sizeof(r->message) - 1)
+		return;
+	if (s->stopped_ns > 0)
+		snprintf(r->message + len, sizeof(r->message) - len, "; held %.0f ms by the "
+			 "caller's stop (not counted against the wall limit)", r->stopped_ms);
+	len = strlen(r->message);
+	if (s->sigstop_seen && len < sizeof(r->message) - 1)
+		snprintf(r->message + len, sizeof(r->message) - len, "; sbx was stopped "
+			 "(SIGSTOP) while the jail ran on, bounded by RLIMIT_CPU alone");
+}
+
 static void note_copy_errors(struct sup *s)
 {
 	static const char *const opts[2] = { "--stdout", "--stderr" };
@@ -436,6 +454,7 @@ void sup_classify(struct sup *s)
 	} else if (!classify_limits(s)) {
 		classify_exit(s);
 	}
+	note_stops(s);
 	note_copy_errors(s);
 	note_dest_errors(s);
 }

@@ -8,6 +8,7 @@
 #include "supervise/internal.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <signal.h>
@@ -75,6 +76,77 @@ void sup_term_jail(struct sup *s, int64_t since)
 	}
 	s->dl_kill = since + s->grace_ns;
 	vlog_line(&s->vlog, "CTL_TERM sent; SIGKILL in %lld ms", (long long)(s->grace_ns / MS));
+}
+
+/* ---- the caller's job control --------------------------------------------- */
+
+/* Stop every jail process: the cgroup's freezer (nothing the program can
+ * see), else SIGSTOP from the init.  Whether the jail is held. */
+static bool hold_jail(struct sup *s)
+{
+	if (!s->go_sent || s->init_reaped)
+		return false; /* before GO the program does not run yet */
+	s->frozen = cgroup_freeze(&s->cg, true);
+	return s->frozen || ctl_send(s, CTL_STOP) == 0;
+}
+
+static void release_jail(struct sup *s)
+{
+	bool frozen = s->frozen;
+
+	s->frozen = false;
+	if (frozen && !cgroup_freeze(&s->cg, false))
+		vlog_line(&s->vlog, "cgroup.freeze 0: %s", strerror(errno));
+	if (!frozen && ctl_send(s, CTL_CONT) != 0)
+		vlog_line(&s->vlog, "CTL_CONT: %s", strerror(errno));
+}
+
+/* A deadline later by NS, unless it is not armed. */
+static void postpone(int64_t *deadline, int64_t ns)
+{
+	if (*deadline != 0)
+		*deadline += ns;
+}
+
+/*
+ * The caller's Ctrl-Z (SIGTSTP; SIGTTIN or SIGTTOU for a background job).
+ * The jail has a session of its own (TIOCSTI), so the terminal stopped
+ * sbx alone and the jail ran on unwatched: burners ran 10 s past a 2 s
+ * wall limit and used 4x their CPU budget.  Hold the jail, then stop sbx
+ * by the same signal at its default action (the kernel drops it for an
+ * orphaned process group, where nobody could continue sbx: then the
+ * jail goes on at once); once continued, release the jail.  The time it
+ * was held does not count against the wall limit.
+ */
+void sup_job_stop(struct sup *s, int sig)
+{
+	const struct timespec zero = { 0, 0 };
+	sigset_t one, cont;
+	bool held = hold_jail(s);
+	int64_t t0 = monotonic_ns(), held_ns;
+
+	vlog_line(&s->vlog, "got signal %d: %s, sbx stops", sig,
+		  held ? "jail held" : "no jail to hold");
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	sigemptyset(&cont);
+	sigaddset(&cont, SIGCONT);
+	raise(sig);
+	pthread_sigmask(SIG_UNBLOCK, &one, NULL); /* stopped here until SIGCONT */
+	pthread_sigmask(SIG_BLOCK, &one, NULL);
+	/* the SIGCONT that ended our own stop says nothing of a SIGSTOP */
+	(void)sigtimedwait(&cont, NULL, &zero);
+	if (!held)
+		return;
+	release_jail(s);
+	held_ns = monotonic_ns() - t0;
+	s->stopped_ns += held_ns;
+	vlog_line(&s->vlog, "continued: the jail was held %lld ms", (long long)(held_ns / MS));
+	/* kill_grace is not postponed: a run being torn down still ends on time */
+	postpone(&s->dl_wall, held_ns);
+	postpone(&s->dl_setup, held_ns);
+	postpone(&s->dl_exit_grace, held_ns);
+	postpone(&s->dl_close, held_ns);
 }
 
 /* ---- control messages ---------------------------------------------------- */

@@ -81,6 +81,9 @@ struct sup {
 	int64_t memory_seen_kib;    /* the meter's total when it fired */
 	bool memory_near_limit;     /* the last total was over half of memory_mb */
 	bool term_sent, init_killed, init_reaped;
+	bool frozen;                /* the caller's stop froze the cgroup */
+	int64_t stopped_ns;         /* the jail was held for the caller's stops */
+	bool sigstop_seen;          /* a SIGCONT that no stop of ours asked for */
 	int64_t cpu_sampled_ms;     /* last whole-tree sample (0 = none) */
 	int64_t t_cpu_sampled;      /* when it was taken (0 = none) */
 	int64_t sample_ns;          /* the meter's current interval */
@@ -107,6 +110,9 @@ void out_stream_close_src(struct out_stream *o, int epfd);
  * read every queued control message; reap the init if it exited; after a
  * failure, SIGKILL and wait for it (sbx never leaves a jail behind). */
 void sup_kill_init(struct sup *s);
+/* control.c: the caller's SIGTSTP, SIGTTIN or SIGTTOU: hold the jail, stop
+ * sbx, and on SIGCONT release it (the held time is not wall time). */
+void sup_job_stop(struct sup *s, int sig);
 /* deadlines.c: the tree's CPU in ms so far (cgroup or meter); -1 unknown. */
 int64_t sup_tree_cpu_ms(struct sup *s);
 void sup_term_jail(struct sup *s, int64_t since);

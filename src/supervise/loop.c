@@ -24,6 +24,18 @@ static void on_signal(struct sup *s)
 	struct signalfd_siginfo si;
 
 	while (read(s->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo == SIGTSTP || si.ssi_signo == SIGTTIN || si.ssi_signo == SIGTTOU) {
+			sup_job_stop(s, (int)si.ssi_signo);
+			continue;
+		}
+		/* sbx was stopped (SIGSTOP) while the jail ran: the meter looks now */
+		if (si.ssi_signo == SIGCONT) {
+			vlog_line(&s->vlog, "continued after a SIGSTOP of sbx");
+			s->sigstop_seen = true;
+			if (s->dl_cpu != 0)
+				s->dl_cpu = monotonic_ns();
+			continue;
+		}
 		if (!procstate_is_abort((int)si.ssi_signo))
 			continue;
 		vlog_line(&s->vlog, "got signal %u", si.ssi_signo);

@@ -44,6 +44,11 @@ static int block_signals(struct sup *s)
 	sigset_t set;
 
 	procstate_abort_set(&set);
+	/* job control: a stop of sbx must stop the jail too (control.c) */
+	sigaddset(&set, SIGTSTP);
+	sigaddset(&set, SIGTTIN);
+	sigaddset(&set, SIGTTOU);
+	sigaddset(&set, SIGCONT);
 	signal(SIGPIPE, SIG_IGN);
 	/* SIGCHLD stays blocked and out of the signalfd: the pidfd says when */
 	sigaddset(&set, SIGCHLD);
@@ -158,8 +163,23 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
+/* The jail is gone: a stop of sbx is again sbx's alone (a Ctrl-Z held
+ * meanwhile takes effect now). */
+static void release_job_signals(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTSTP);
+	sigaddset(&set, SIGTTIN);
+	sigaddset(&set, SIGTTOU);
+	sigaddset(&set, SIGCONT);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
 static void sup_cleanup(struct sup *s)
 {
+	release_job_signals();
 	for (int i = 0; i < 2; i++)
 		out_stream_close(&s->out[i]); /* closes the --stdout/--stderr copies */
 	stdin_close(&s->in);

@@ -7,6 +7,9 @@
 #include "test_probes_common.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/wait.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 
@@ -152,4 +155,75 @@ Test(probes_resources, sigterm_trapper_ends_at_the_wall_limit_plus_grace)
 	cr_assert(r.elapsed_s < 1.0 + grace_s(&r) + 2, "ended after %.3f s (grace %.1f s)",
 		  r.elapsed_s, grace_s(&r));
 	sbx_result_free(&r);
+}
+
+/* Read FD until EOF or a bounded 20 s of silence into BUF (NUL-terminated). */
+static size_t read_all(int fd, char *buf, size_t cap)
+{
+	size_t len = 0;
+	ssize_t n;
+
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		if (len + 1 >= cap || poll(&p, 1, 20000) <= 0)
+			break;
+		if ((n = read(fd, buf + len, cap - 1 - len)) <= 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	return len;
+}
+
+/* Attack: 120 of the jail's pipes raised to 1 MiB (F_SETPIPE_SZ) take the
+ * caller's whole per-user pipe quota (fs.pipe-user-pages-soft): the
+ * caller's own new pipes on the host got one 8 KiB buffer instead of 64
+ * KiB for as long as the jail held them. */
+Test(probes_resources, jail_pipes_leave_the_callers_new_pipes_their_64_kib)
+{
+	int in[2], out[2], err[2], host[2], status;
+	char *bind = xasprintf("%s:/probes", getenv("SBX_PROBES") ? getenv("SBX_PROBES")
+								  : "build/probes");
+	char line[256] = "", text[8192], rec[16384];
+
+	cr_assert(pipe(in) == 0 && pipe(out) == 0 && pipe(err) == 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		execl(sbx_path(), "sbx", "run", "-b", bind, "--stdin", "-", "--",
+		      "/probes/res_pipe_quota", (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	close(err[1]);
+	/* the jail holds its pipes once it says so */
+	for (size_t n = 0; n + 1 < sizeof(line) && !strchr(line, '\n');) {
+		struct pollfd p = { .fd = out[0], .events = POLLIN };
+		ssize_t k;
+
+		if (poll(&p, 1, 20000) <= 0 || (k = read(out[0], line + n, 1)) <= 0)
+			break;
+		line[n += (size_t)k] = '\0';
+	}
+	cr_assert(pipe(host) == 0);
+	int host_size = fcntl(host[0], F_GETPIPE_SZ);
+	close(host[0]);
+	close(host[1]);
+	close(in[1]); /* the probe lets its pipes go and gives its verdict */
+	read_all(out[0], text, sizeof(text));
+	read_all(err[0], rec, sizeof(rec));
+	waitpid(pid, &status, 0);
+	close(out[0]);
+	close(err[0]);
+	free(bind);
+	cr_assert(strstr(line, "holding"), "the probe never held its pipes: %s\n%s\n%.2000s",
+		  line, text, rec);
+	cr_assert_eq(host_size, 64 * 1024, "the caller's new pipe had %d bytes while the jail "
+		     "held its pipes (%s)", host_size, line);
+	cr_assert(strstr(text, "BLOCKED:") && strstr(text, "EPERM"), "%s%s\n%.2000s", line,
+		  text, rec);
 }

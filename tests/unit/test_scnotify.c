@@ -220,6 +220,10 @@ Test(scnotify, the_mode_that_decided_a_creating_call)
 	cr_assert_eq(sc_deciding_arg(&p, &d, sc_eval(&p, &d), &v), 4);
 	sc_arg_text(__NR_renameat2, 4, v, text, sizeof(text));
 	cr_assert_str_eq(text, "flags=RENAME_WHITEOUT");
+	cr_assert_eq(deciding(&p, __NR_fcntl, 3, F_SETPIPE_SZ, 1 << 20, &v), 2);
+	sc_arg_text(__NR_fcntl, 2, v, text, sizeof(text));
+	cr_assert_str_eq(text, "pipe_size=1048576");
+	cr_assert_eq(deciding(&p, __NR_fcntl, 3, F_GETFL, 1 << 20, &v), -1);
 	sc_filter_free(&p);
 }
 

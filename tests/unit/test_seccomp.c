@@ -548,6 +548,28 @@ Test(seccomp, prlimit_refuses_pid_1_only)
 	sc_filter_free(&prog);
 }
 
+/* The jail's pipe buffers count against the caller's per-user pipe quota:
+ * F_SETPIPE_SZ past the default 64 KiB is refused (any high bits of the
+ * size ignored, as the kernel ignores them); smaller sizes, F_GETPIPE_SZ
+ * and other commands pass. */
+Test(seccomp, fcntl_refuses_pipe_sizes_above_64_kib)
+{
+	struct sock_fprog prog;
+
+	build_default(&prog, SC_ERRNO);
+	cr_expect_eq(run_call3(&prog, SYS_fcntl, 3, F_SETPIPE_SZ, 1 << 20), SECCOMP_RET_ERRNO | EPERM);
+	cr_expect_eq(run_call3(&prog, SYS_fcntl, 3, F_SETPIPE_SZ, 65537), SECCOMP_RET_ERRNO | EPERM);
+	cr_expect_eq(run_call3(&prog, SYS_fcntl, 3, F_SETPIPE_SZ | 0x100000000ULL, 1 << 20),
+		     SECCOMP_RET_ERRNO | EPERM);
+	cr_expect_eq(run_call3(&prog, SYS_fcntl, 3, F_SETPIPE_SZ, 65536), SECCOMP_RET_ALLOW);
+	cr_expect_eq(run_call3(&prog, SYS_fcntl, 3, F_SETPIPE_SZ, 4096), SECCOMP_RET_ALLOW);
+	cr_expect_eq(run_call3(&prog, SYS_fcntl, 3, F_SETPIPE_SZ, 0x100000000ULL | 4096),
+		     SECCOMP_RET_ALLOW);
+	cr_expect_eq(run_call3(&prog, SYS_fcntl, 3, F_GETPIPE_SZ, 1 << 20), SECCOMP_RET_ALLOW);
+	cr_expect_eq(run_call3(&prog, SYS_fcntl, 3, F_SETFL, 1 << 20), SECCOMP_RET_ALLOW);
+	sc_filter_free(&prog);
+}
+
 Test(seccomp, personality_allows_only_harmless_values)
 {
 	struct sock_fprog prog;
