@@ -20,6 +20,9 @@
  *   CTL_STARTED        target exec'd     CTL_STOP  SIGSTOP every jail process
  *                                         CTL_CONT  SIGCONT every jail process
  *                                                   (the caller's Ctrl-Z, fg)
+ *                                         CTL_HELD  value = ms the caller's stop
+ *                                                   held the jail (sent before
+ *                                                   its release)
  *   CTL_EXEC_FAILED    errno (ENOENT->127, else 126)
  *   CTL_EXITED         value = wait status of the target,
  *                      sys_errno = kernel evidence (CTL_EV_* bits)
@@ -46,6 +49,7 @@ enum ctl_type {
 	CTL_TERM,
 	CTL_STOP,
 	CTL_CONT,
+	CTL_HELD,
 };
 
 /* CTL_EXITED evidence, from the target's zombie: the kernel marked its
@@ -54,6 +58,9 @@ enum ctl_type {
  * (so its SIGXCPU was the kernel's). */
 #define CTL_EV_SECCOMP_KILL 1
 #define CTL_EV_CPU_RLIMIT 2
+/* The init ended the jail at its own wall bound (the supervisor had not:
+ * it was stopped). */
+#define CTL_EV_WALL_BOUND 4
 
 /* Most descriptors CTL_READY carries: /proc, sock_diag, the workspace,
  * 14 tmpfs roots. */

@@ -351,7 +351,53 @@ static void report_start(const struct jail_plan *plan, int report_fd, pid_t pid)
 	}
 }
 
-static void ctl_event(const struct jail_plan *plan)
+/*
+ * The init's own wall bound.  The supervisor ends the run at the wall
+ * limit, but a supervisor stopped by SIGSTOP (which it cannot catch) left
+ * the jail running unwatched past it.  The init is in the jail, where no
+ * such stop reaches it: past the wall limit, the kill grace and a second
+ * more, it ends the jail itself.  The caller's own stops (Ctrl-Z) do not
+ * count: CTL_STOP pauses the bound and CTL_HELD moves it by the time held.
+ */
+struct wall_bound {
+	int64_t at; /* monotonic ns; 0: none (no wall limit) */
+	bool paused;
+	bool fired;
+};
+
+#define WALL_BOUND_SLACK_MS 1000
+
+static struct wall_bound wall_bound_start(const struct jail_plan *plan)
+{
+	uint64_t wall = policy_limit(plan->policy, LIM_WALL_TIME_MS);
+	uint64_t ms;
+
+	if (wall == LIMIT_UNLIMITED)
+		return (struct wall_bound){ 0 };
+	ms = wall + policy_kill_grace_ms(plan->policy) + WALL_BOUND_SLACK_MS;
+	return (struct wall_bound){ .at = monotonic_ns() + (int64_t)ms * 1000000 };
+}
+
+/* The poll timeout until the bound, in ms (-1: none). */
+static int wall_bound_wait_ms(const struct wall_bound *b)
+{
+	int64_t left;
+
+	if (!b->at || b->paused || b->fired)
+		return -1;
+	left = (b->at - monotonic_ns()) / 1000000 + 1;
+	return left < 0 ? 0 : left > INT32_MAX ? INT32_MAX : (int)left;
+}
+
+static void wall_bound_check(struct wall_bound *b)
+{
+	if (b->at && !b->paused && !b->fired && monotonic_ns() >= b->at) {
+		b->fired = true;
+		kill(-1, SIGKILL);
+	}
+}
+
+static void ctl_event(const struct jail_plan *plan, struct wall_bound *bound)
 {
 	struct ctl_msg m;
 	ssize_t n = recv(plan->ctl_fd, &m, sizeof(m), MSG_DONTWAIT);
@@ -367,10 +413,17 @@ static void ctl_event(const struct jail_plan *plan)
 		kill(-1, SIGTERM);
 	/* the caller stopped sbx (Ctrl-Z): the jail, in its own session, would
 	 * run on unwatched; only the init reaches every process of it */
-	else if (m.type == CTL_STOP)
+	else if (m.type == CTL_STOP) {
+		bound->paused = true;
 		kill(-1, SIGSTOP);
-	else if (m.type == CTL_CONT)
+	} else if (m.type == CTL_CONT) {
 		kill(-1, SIGCONT);
+	} else if (m.type == CTL_HELD && m.value > 0) {
+		/* a frozen cgroup sent no CTL_STOP: the hold ends here either way */
+		bound->paused = false;
+		if (bound->at)
+			bound->at += (int64_t)m.value * 1000000;
+	}
 }
 
 /* What to peek at on the target's zombie: its status in the jail's /proc
@@ -394,6 +447,7 @@ __attribute__((noreturn)) static void supervise_target(const struct jail_plan *p
 						       pid_t target, int sfd, struct exit_probe ep)
 {
 	struct ctl_msg exited = { .type = CTL_EXITED, .cpu_ns = -1 };
+	struct wall_bound bound = wall_bound_start(plan);
 	bool done = false;
 	int status = 0;
 
@@ -403,20 +457,24 @@ __attribute__((noreturn)) static void supervise_target(const struct jail_plan *p
 			{ .fd = sfd, .events = POLLIN },
 		};
 
-		if (poll(pfd, 2, -1) < 0 && errno != EINTR)
+		if (poll(pfd, 2, wall_bound_wait_ms(&bound)) < 0 && errno != EINTR)
 			_exit(1);
-		if (pfd[1].revents) {
+		/* a hold's CTL_HELD first: it moves the bound the clock passed */
+		if (pfd[0].revents)
+			ctl_event(plan, &bound);
+		wall_bound_check(&bound);
+		if (pfd[1].revents || bound.fired) {
 			drain_signalfd(sfd);
 			reap_children(target, &ep, &status, &exited, &done);
 			if (done) {
+				if (bound.fired)
+					exited.sys_errno |= CTL_EV_WALL_BOUND;
 				while (send(plan->ctl_fd, &exited, sizeof(exited), MSG_NOSIGNAL) < 0 &&
 				       errno == EINTR)
 					;
 				teardown(plan, sfd);
 			}
 		}
-		if (pfd[0].revents)
-			ctl_event(plan);
 	}
 }
 

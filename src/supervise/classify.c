@@ -260,7 +260,7 @@ static bool classify_limits(struct sup *s)
 {
 	struct result *r = s->res;
 
-	if (s->timed_out) {
+	if (s->timed_out || (s->target_evidence & CTL_EV_WALL_BOUND)) {
 		r->status = ST_TIMEOUT;
 		say(r, "wall-clock timeout (%" PRIu64 " ms)", policy_limit(s->pol, LIM_WALL_TIME_MS));
 	} else if (cpu_exhausted(s)) {
@@ -386,7 +386,10 @@ static void note_stops(struct sup *s)
 	len = strlen(r->message);
 	if (s->sigstop_seen && len < sizeof(r->message) - 1)
 		snprintf(r->message + len, sizeof(r->message) - len, "; sbx was stopped "
-			 "(SIGSTOP) while the jail ran on, bounded by RLIMIT_CPU alone");
+			 "(SIGSTOP) while the jail ran on, bounded by RLIMIT_CPU and %s",
+			 s->target_evidence & CTL_EV_WALL_BOUND
+				 ? "ended by the jail's init at its own wall bound"
+				 : "by the jail's init at the wall limit + kill_grace + 1 s");
 }
 
 static void note_copy_errors(struct sup *s)

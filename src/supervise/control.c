@@ -47,17 +47,23 @@ void sup_kill_init(struct sup *s)
 	vlog_line(&s->vlog, "SIGKILL to the jail's init");
 }
 
-static int ctl_send(struct sup *s, uint32_t type)
+static int ctl_send_value(struct sup *s, uint32_t type, int32_t value)
 {
 	struct ctl_msg m;
 
 	memset(&m, 0, sizeof(m));
 	m.type = type;
+	m.value = value;
 	if (s->ctl_fd < 0)
 		return -1;
 	if (send(s->ctl_fd, &m, sizeof(m), MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)sizeof(m))
 		return -1;
 	return 0;
+}
+
+static int ctl_send(struct sup *s, uint32_t type)
+{
+	return ctl_send_value(s, type, 0);
 }
 
 /*
@@ -90,10 +96,15 @@ static bool hold_jail(struct sup *s)
 	return s->frozen || ctl_send(s, CTL_STOP) == 0;
 }
 
-static void release_jail(struct sup *s)
+/* HELD_NS: how long it was held, which the init's own wall bound skips;
+ * sent before the thaw, so the init reads it before it checks the bound. */
+static void release_jail(struct sup *s, int64_t held_ns)
 {
 	bool frozen = s->frozen;
+	int64_t ms = held_ns / MS + 1;
 
+	if (ctl_send_value(s, CTL_HELD, ms > INT32_MAX ? INT32_MAX : (int32_t)ms) != 0)
+		vlog_line(&s->vlog, "CTL_HELD: %s", strerror(errno));
 	s->frozen = false;
 	if (frozen && !cgroup_freeze(&s->cg, false))
 		vlog_line(&s->vlog, "cgroup.freeze 0: %s", strerror(errno));
@@ -138,8 +149,8 @@ void sup_job_stop(struct sup *s, int sig)
 	(void)sigtimedwait(&cont, NULL, &zero);
 	if (!held)
 		return;
-	release_jail(s);
 	held_ns = monotonic_ns() - t0;
+	release_jail(s, held_ns);
 	s->stopped_ns += held_ns;
 	vlog_line(&s->vlog, "continued: the jail was held %lld ms", (long long)(held_ns / MS));
 	/* kill_grace is not postponed: a run being torn down still ends on time */

@@ -365,3 +365,35 @@ Test(status, sigstop_of_sbx_still_ends_a_burner_tree_at_its_cpu_budget)
 	cr_assert(strstr(rec_str(&r, "message"), "SIGSTOP"), "message: %s", rec_str(&r, "message"));
 	sbx_result_free(&r);
 }
+
+/* Attack: SIGSTOP of sbx, which it cannot catch or pass on, left the jail
+ * running unwatched past the wall limit for as long as sbx stayed stopped.
+ * The jail's init keeps a wall bound of its own (the limit + kill_grace +
+ * 1 s) and ends the jail there while sbx is still stopped. */
+Test(status, sigstop_of_sbx_ends_the_jail_at_the_inits_own_wall_bound)
+{
+	char marker[64], script[512];
+	struct stop_run run;
+	struct sbx_result r;
+	int n = 1, held;
+	double cpu = 0;
+
+	REQUIRE_USERNS();
+	snprintf(marker, sizeof(marker), "sbx-bound-%d", (int)getpid());
+	snprintf(script, sizeof(script), "sh -c 'sleep 300' %s & echo up; wait", marker);
+	start_stop_run(&run, "--time", "1s", "--set", "limits.kill_grace_ms=200", script);
+	wait_up(&run);
+	kill(run.pid, SIGSTOP);
+	/* the bound is 2.2 s after the start; 30 s is only the test's own */
+	for (int i = 0; i < 3000 && n > 0; i++) {
+		usleep(10000);
+		n = jail_procs(marker, run.pid, &held, &cpu);
+	}
+	kill(run.pid, SIGCONT);
+	cr_assert_eq(n, 0, "%d jail processes still ran while sbx was stopped", n);
+	finish_stop_run(&run, &r);
+	ASSERT_STATUS(&r, "timeout");
+	cr_assert(strstr(rec_str(&r, "message"), "own wall bound"), "message: %s",
+		  rec_str(&r, "message"));
+	sbx_result_free(&r);
+}
