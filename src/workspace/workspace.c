@@ -5,6 +5,7 @@
  * jail's tmpfs, filled at CTL_READY through the supervisor's descriptor.
  * Copy-in goes by descriptor.
  */
+#include "base/callerpath.h"
 #include "base/ids.h"
 #include "base/path.h"
 #include "workspace/workspace.h"
@@ -50,16 +51,15 @@ static int lock_failed(const struct workspace *ws, int e, struct sbx_err *err)
 static int adopt_workdir(struct workspace *ws, const char *dir,
 			 struct sbx_err *err)
 {
-	/* no follow: run by root, the workspace is idmapped to its owner, so
-	 * a symlink a user planted as DIR (say to /etc) gave the jail root's
-	 * files to write */
-	ws->dirfd = path_open_dir_nofollow(dir);
-	if (ws->dirfd < 0 && errno == ELOOP)
-		return err_set(err, ERR_USAGE, ELOOP, "--workdir %s: is a symbolic link "
-			       "(name the directory it points to)", dir);
+	/* no link in any component: run by root, the workspace is idmapped to
+	 * its owner, so a symlink a user or an earlier jail planted as DIR or a
+	 * parent of it (say to /etc) gave the jail root's files to write */
+	ws->dirfd = caller_open_dir("--workdir", dir, false, err);
+	if (ws->dirfd < 0 && err->sys_errno == ENOENT)
+		return err_set(err, ERR_USAGE, ENOENT, "--workdir %s: no such directory "
+			       "(create it first)", dir);
 	if (ws->dirfd < 0)
-		return err_set(err, ERR_USAGE, errno, "--workdir %s: %s%s", dir,
-			       strerror(errno), errno == ENOENT ? " (create the directory first)" : "");
+		return -1;
 	ws->host_path = realpath(dir, NULL);
 	if (!ws->host_path)
 		return err_set(err, ERR_USAGE, errno, "--workdir %s: %s", dir, strerror(errno));
