@@ -157,7 +157,8 @@ static int prepare_workspace(struct run_ctx *c, struct sbx_err *err)
 {
 	const struct cli_options *o = &c->opts;
 
-	if (take_host_ids(c, err) < 0 || workspace_open(&c->ws, o->workdir, err) < 0)
+	if (take_host_ids(c, err) < 0 || workspace_open(&c->ws, o->workdir, err) < 0 ||
+	    workspace_note_mount_points(&c->ws, &c->policy, err) < 0)
 		return -1;
 	if (o->verbose)
 		fprintf(stderr, "sbx: workspace %s (%s)\n",
@@ -524,6 +525,8 @@ static int finish(struct run_ctx *c)
 {
 	int status;
 
+	/* every jail process is gone, and with it every mount on them */
+	workspace_remove_mount_points(&c->ws);
 	collect_files(c);
 	workspace_close(&c->ws);
 	/* a request to stop during -o or the removal: still `aborted` (item 29) */

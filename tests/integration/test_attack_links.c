@@ -232,6 +232,32 @@ Test(attack_links, out_dir_never_follows_a_planted_link_on_its_way)
 	tree_free(&t);
 }
 
+/* `ln -s /root res` in run 1; root's `-w res/ws` in run 2 idmapped a
+ * directory of root's to the jail (only the last component was checked). */
+Test(attack_links, workdir_never_follows_a_planted_link_on_its_way)
+{
+	const struct sbx_opts o = { .deadline_s = 15 };
+	struct sbx_result r;
+	struct tree t;
+
+	REQUIRE_USERNS();
+	tree_make(&t);
+	char *script = xasprintf("ln -s %s res", t.outside);
+	plant(&t, script);
+	char *inner = xasprintf("%s/in", t.outside), *via = xasprintf("%s/res/in", t.ws);
+	cr_assert_eq(mkdir(inner, 0755), 0);
+	sbx_run_sh(&r, &o, SBX_ARGV("-w", via), "echo forged > /mnt/data/planted");
+	cr_assert_eq(r.exit_status, 125, "exit %d; stderr: %s", r.exit_status, r.err);
+	cr_assert(strstr(r.err, "--workdir") && strstr(r.err, "res' is a symbolic link"),
+		  "stderr: %s", r.err);
+	cr_assert_eq(count_entries(inner), 0, "the jail wrote through the link");
+	sbx_result_free(&r);
+	free(inner);
+	free(via);
+	free(script);
+	tree_free(&t);
+}
+
 /* A FIFO planted as -o DIR is no directory: refused at once, not opened. */
 Test(attack_links, out_dir_refuses_a_planted_fifo)
 {
