@@ -222,6 +222,7 @@ static int close_inherited_fds(const struct cli_options *o, struct sbx_err *err)
 {
 	const char *const named[] = { o->stdin_spec, o->stdout_copy, o->stderr_copy,
 				      o->result_dest };
+	static const char *const options[] = { "--stdin", "--stdout", "--stderr", "--result" };
 	int keep[] = { 0, 1, 2, -1, -1, -1, -1, -1 };
 	const char *rd = o->result_dest;
 	char *end = NULL;
@@ -231,8 +232,17 @@ static int close_inherited_fds(const struct cli_options *o, struct sbx_err *err)
 		if (*end == '\0' && n > 2 && n < INT_MAX)
 			keep[3] = (int)n;
 	}
-	for (int i = 0; i < 4; i++)
-		keep[4 + i] = named[i] ? caller_path_fd(named[i]) : -1;
+	for (int i = 0; i < 4; i++) {
+		int n = named[i] ? caller_path_fd(named[i]) : -1;
+
+		/* checked now: once sbx opens its own files, a closed N is one of
+		 * them (--result's is, by open_result, before sbx opens any) */
+		if (n > 2 && i < 3 && fcntl(n, F_GETFD) < 0)
+			return err_set(err, ERR_USAGE, EBADF, "%s %s: fd %d is not open (open it "
+				       "for sbx, e.g. %d<FILE or %d>FILE, or give a path)",
+				       options[i], named[i], n, n, n);
+		keep[4 + i] = n;
+	}
 	if (fds_close_except(keep, 8) < 0)
 		return err_set(err, ERR_SETUP, errno, "closing the fds sbx inherited "
 			       "(no close_range, no /proc/self/fd to check): %s",

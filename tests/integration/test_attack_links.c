@@ -388,3 +388,22 @@ Test(attack_links, sbxs_own_descriptors_by_name_still_work)
 	rm_tree(dir);
 	free(dir);
 }
+
+/* /dev/fd/N of a descriptor the caller did not open: by the time sbx used
+ * it, N was one of sbx's own files (its epoll or signalfd), and the
+ * program's output went there.  It is refused up front. */
+Test(attack_links, a_dev_fd_that_is_not_open_is_refused)
+{
+	static const char *const opts[] = { "--stdin", "--stdout", "--stderr", "--result" };
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	for (size_t i = 0; i < 4; i++) {
+		sbx_run(&r, NULL, SBX_ARGV("run", opts[i], "/dev/fd/9", "--", "/bin/echo", "x"));
+		cr_assert_eq(r.exit_status, 125, "%s /dev/fd/9: exit %d; stderr: %s", opts[i],
+			     r.exit_status, r.err);
+		cr_assert(strstr(r.err, opts[i]) && strstr(r.err, "fd 9 is not open"),
+			  "%s: stderr: %s", opts[i], r.err);
+		sbx_result_free(&r);
+	}
+}
