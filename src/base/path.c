@@ -18,8 +18,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* Next component of *P into BUF (CAP bytes): 1; 0 at the end; -1 + errno. */
-static int next_component(const char **p, char *buf, size_t cap)
+/* Next component of *P into BUF (CAP bytes): 1; 0 at the end; -1 + errno.
+ * ".." only with DOTDOT. */
+static int next_component(const char **p, char *buf, size_t cap, bool dotdot)
 {
 	const char *s = *p, *e;
 	size_t n;
@@ -31,7 +32,7 @@ static int next_component(const char **p, char *buf, size_t cap)
 	e = strchrnul(s, '/');
 	n = (size_t)(e - s);
 	/* ".." would climb out of the directory the walk started in */
-	if (n == 2 && s[0] == '.' && s[1] == '.') {
+	if (!dotdot && n == 2 && s[0] == '.' && s[1] == '.') {
 		errno = EXDEV;
 		return -1;
 	}
@@ -98,9 +99,9 @@ int path_walk(int dirfd, const char *path, struct path_walk *w, char *leaf)
 	if (dir < 0 || (dir = checked(dir, w)) < 0)
 		return -1;
 	w->failed = PATH_FAIL_NONE;
-	while ((rc = next_component(&p, comp, sizeof(comp))) > 0) {
+	while ((rc = next_component(&p, comp, sizeof(comp), w->dotdot)) > 0) {
 		/* the last component is the caller's to open (or create) */
-		if (leaf && next_component(&(const char *){ p }, leaf, NAME_MAX + 1) == 0) {
+		if (leaf && next_component(&(const char *){ p }, leaf, NAME_MAX + 1, w->dotdot) == 0) {
 			memcpy(leaf, comp, strlen(comp) + 1);
 			return dir;
 		}
@@ -143,27 +144,4 @@ int path_open_beneath(int dirfd, const char *name, int flags, mode_t mode)
 	if (fd >= 0 || (errno != ENOSYS && errno != EPERM))
 		return (int)fd;
 	return path_open_nofollow(dirfd, name, flags, mode);
-}
-
-int path_open_dir_nofollow(const char *dir)
-{
-	char buf[PATH_MAX];
-	size_t n = strlen(dir);
-	struct stat st;
-	int fd;
-
-	/* "link/" resolves the link whatever O_NOFOLLOW says: drop the slashes */
-	while (n > 1 && dir[n - 1] == '/')
-		n--;
-	if (n >= sizeof(buf)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	memcpy(buf, dir, n);
-	buf[n] = '\0';
-	fd = open(buf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && (errno == ELOOP || errno == ENOTDIR) && lstat(buf, &st) == 0 &&
-	    S_ISLNK(st.st_mode))
-		errno = ELOOP;
-	return fd;
 }

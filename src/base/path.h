@@ -1,7 +1,7 @@
 /*
  * path.h - open a path beneath a directory without following any link.
  *
- * One walker for the three places sbx resolves a name it does not trust,
+ * One walker for the four places sbx resolves a name it does not trust,
  * each keeping its own checks:
  *   - the workspace scan and -o (src/workspace/scan.c, copyout.c): a name
  *     the program made, opened beneath the workspace, no symlink anywhere
@@ -11,6 +11,10 @@
  *     directories created on the way, O_PATH fds, a symlink component
  *     refused, the leaf left to the caller; path_walk with mkdir, O_PATH
  *     and a leaf.
+ *   - the paths the caller names for sbx to open (--stdin, --stdout,
+ *     --stderr, --result, -o, -w; src/base/callerpath.c): walked from the
+ *     cwd or "/", ".." allowed, a symlink anywhere refused; path_walk with
+ *     O_PATH, ".." and a leaf.
  *   - TMPDIR (src/workspace/workspace.c): opened from "/" one component at
  *     a time, the owner and mode of every directory on the way checked by
  *     its fd before the next is opened from it (what is checked is what is
@@ -40,6 +44,9 @@ enum path_fail {
 struct path_walk {
 	int flags;        /* O_RDONLY, or O_PATH (mount points) */
 	bool mkdir;       /* create a missing directory (0755) first */
+	/* allow ".." (a path the caller gave, walked from its cwd or "/":
+	 * climbing is no escape there; beneath a directory it would be) */
+	bool dotdot;
 	/* called on every directory the walk holds, the start included,
 	 * before it goes on from there; -1 ends the walk */
 	int (*check)(int fd, const char *walked, void *arg);
@@ -71,10 +78,5 @@ int path_open_beneath(int dirfd, const char *name, int flags, mode_t mode);
 
 /* The fallback: path_walk to the parent, then an O_NOFOLLOW open. */
 int path_open_nofollow(int dirfd, const char *name, int flags, mode_t mode);
-
-/* Open the directory DIR (-o, -w) with O_NOFOLLOW, trailing slashes
- * dropped first ("link/" would follow the link); -1 with errno, ELOOP when
- * DIR is a symlink. */
-int path_open_dir_nofollow(const char *dir);
 
 #endif

@@ -37,6 +37,7 @@
 #include "cmd/effective.h"
 #include "cmd/env.h"
 #include "base/argv.h"
+#include "base/callerpath.h"
 #include "base/fds.h"
 #include "base/path.h"
 #include "cmd/help.h"
@@ -156,7 +157,8 @@ static int prepare_workspace(struct run_ctx *c, struct sbx_err *err)
 {
 	const struct cli_options *o = &c->opts;
 
-	if (take_host_ids(c, err) < 0 || workspace_open(&c->ws, o->workdir, err) < 0)
+	if (take_host_ids(c, err) < 0 || workspace_open(&c->ws, o->workdir, err) < 0 ||
+	    workspace_note_mount_points(&c->ws, &c->policy, err) < 0)
 		return -1;
 	if (o->verbose)
 		fprintf(stderr, "sbx: workspace %s (%s)\n",
@@ -176,24 +178,12 @@ static int prepare_workspace(struct run_ctx *c, struct sbx_err *err)
 /* -o DIR: made when missing (its parent must exist), checked up front. */
 static int open_out_dir(struct run_ctx *c, struct sbx_err *err)
 {
-	const char *dir = c->opts.out_dir;
-
-	if (!dir)
+	if (!c->opts.out_dir)
 		return 0;
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-		return err_set(err, ERR_USAGE, errno, "--out %s: mkdir: %s", dir,
-			       strerror(errno));
-	/* no follow: a symlink planted as DIR (say to /etc) must not receive
-	 * the program's files with sbx's rights, "DIR/" spelled or not */
-	c->out_fd = path_open_dir_nofollow(dir);
-	if (c->out_fd < 0 && errno == ELOOP)
-		return err_set(err, ERR_USAGE, ELOOP,
-			       "--out %s: is a symbolic link (name the directory it points to)",
-			       dir);
-	if (c->out_fd < 0)
-		return err_set(err, ERR_USAGE, errno, "--out %s: %s (name a directory)",
-			       dir, strerror(errno));
-	return 0;
+	/* no link in any component: a symlink planted as DIR or a parent of it
+	 * (say to /root) must not receive the program's files with sbx's rights */
+	c->out_fd = caller_open_dir("--out", c->opts.out_dir, true, err);
+	return c->out_fd < 0 ? -1 : 0;
 }
 
 /* ---- the steps before anything starts --------------------------------- */
@@ -221,23 +211,39 @@ static int lang_argvs(struct run_ctx *c, struct sbx_err *err)
 }
 
 /*
- * Close every fd sbx inherited above stderr except a --result fd:N.  The
- * caller's descriptors (make's jobserver, a CI runner's pipes, `3<secret`)
- * are never the program's business, and a full table would otherwise make
- * sbx fail at its first pipe (requirements item 54).
+ * Close every fd sbx inherited above stderr except the ones the caller
+ * named: a --result fd:N, and /dev/fd/N for --stdin, --stdout, --stderr
+ * or --result.  The caller's other descriptors (make's jobserver, a CI
+ * runner's pipes, `3<secret`) are never the program's business, and a
+ * full table would otherwise make sbx fail at its first pipe
+ * (requirements item 54).
  */
-static int close_inherited_fds(const char *result_dest, struct sbx_err *err)
+static int close_inherited_fds(const struct cli_options *o, struct sbx_err *err)
 {
-	int keep[] = { 0, 1, 2, -1 };
+	const char *const named[] = { o->stdin_spec, o->stdout_copy, o->stderr_copy,
+				      o->result_dest };
+	static const char *const options[] = { "--stdin", "--stdout", "--stderr", "--result" };
+	int keep[] = { 0, 1, 2, -1, -1, -1, -1, -1 };
+	const char *rd = o->result_dest;
 	char *end = NULL;
 
-	if (result_dest && strncmp(result_dest, "fd:", 3) == 0 &&
-	    result_dest[3] >= '0' && result_dest[3] <= '9') {
-		unsigned long n = strtoul(result_dest + 3, &end, 10);
+	if (rd && strncmp(rd, "fd:", 3) == 0 && rd[3] >= '0' && rd[3] <= '9') {
+		unsigned long n = strtoul(rd + 3, &end, 10);
 		if (*end == '\0' && n > 2 && n < INT_MAX)
 			keep[3] = (int)n;
 	}
-	if (fds_close_except(keep, 4) < 0)
+	for (int i = 0; i < 4; i++) {
+		int n = named[i] ? caller_path_fd(named[i]) : -1;
+
+		/* checked now: once sbx opens its own files, a closed N is one of
+		 * them (--result's is, by open_result, before sbx opens any) */
+		if (n > 2 && i < 3 && fcntl(n, F_GETFD) < 0)
+			return err_set(err, ERR_USAGE, EBADF, "%s %s: fd %d is not open (open it "
+				       "for sbx, e.g. %d<FILE or %d>FILE, or give a path)",
+				       options[i], named[i], n, n, n);
+		keep[4 + i] = n;
+	}
+	if (fds_close_except(keep, 8) < 0)
 		return err_set(err, ERR_SETUP, errno, "closing the fds sbx inherited "
 			       "(no close_range, no /proc/self/fd to check): %s",
 			       strerror(errno));
@@ -248,12 +254,16 @@ static int close_inherited_fds(const char *result_dest, struct sbx_err *err)
 static int result_not_a_copy(struct run_ctx *c, const char *copy, const char *option,
 			     struct sbx_err *err)
 {
-	struct stat a, b;
+	struct stat a;
+	int own = copy ? caller_path_fd(copy) : -1;
 
-	if (!copy || fstat(c->result_fd, &a) != 0 || !S_ISREG(a.st_mode) ||
-	    stat(copy, &b) != 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+	if (!copy || fstat(c->result_fd, &a) != 0 || !S_ISREG(a.st_mode))
 		return 0;
-	close(c->result_fd);
+	/* a copy is opened as the record is: no link followed */
+	if (own >= 0 ? !fds_same_file(own, c->result_fd) : !caller_path_is(copy, c->result_fd))
+		return 0;
+	if (c->result_close)
+		close(c->result_fd);
 	c->result_fd = -1;
 	c->result_close = false;
 	c->result_failed = true;
@@ -288,7 +298,7 @@ static int prepare(struct run_ctx *c, int argc, char **argv, struct sbx_err *err
 {
 	if (cli_parse(argc, argv, &c->opts, err) < 0)
 		return -1;
-	if (close_inherited_fds(c->opts.result_dest, err) < 0)
+	if (close_inherited_fds(&c->opts, err) < 0)
 		return -1;
 	if (c->opts.help)
 		return 1;
@@ -525,6 +535,8 @@ static int finish(struct run_ctx *c)
 {
 	int status;
 
+	/* every jail process is gone, and with it every mount on them */
+	workspace_remove_mount_points(&c->ws);
 	collect_files(c);
 	workspace_close(&c->ws);
 	/* a request to stop during -o or the removal: still `aborted` (item 29) */

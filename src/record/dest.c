@@ -4,6 +4,7 @@
  * so a file the program could reach cannot pass off its forgery.
  */
 #include "record/result.h"
+#include "base/callerpath.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -59,13 +60,14 @@ int result_open_dest(const char *dest, bool *close_after, struct sbx_err *err)
 		return err_set(err, ERR_USAGE, EINVAL, "--result %s: not a descriptor number "
 			       "(give fd:N with N from 0 to %d, or ./%s for a file)", dest,
 			       INT_MAX, dest);
-	/* O_NONBLOCK: a FIFO with no reader fails (ENXIO) instead of blocking
-	 * sbx, with SIGTERM held, in open() forever */
-	fd = open(dest, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0644);
+	/* /dev/stdout, /dev/fd/N: sbx's own descriptor, not a link to follow */
+	fd = caller_path_fd(dest);
+	if (fd >= 0)
+		return check_fd_dest(dest, fd, err);
+	/* never through a link, a planted FIFO or hard link (callerpath.h) */
+	fd = caller_open_output("--result", dest, err);
 	if (fd < 0)
-		return err_set(err, ERR_USAGE, errno, "--result %s: cannot open: %s%s", dest,
-			       strerror(errno), errno == ENXIO ? " (a FIFO with no reader)"
-			       : "; give a writable path, - or fd:N");
+		return -1;
 	if (fcntl(fd, F_SETFL, 0) < 0) {
 		close(fd);
 		return err_set(err, ERR_SETUP, errno, "--result %s: fcntl: %s", dest, strerror(errno));
@@ -79,10 +81,10 @@ int result_open_dest(const char *dest, bool *close_after, struct sbx_err *err)
  * sbx opened FD on DEST empty before the run: it must still be both. */
 bool result_file_tampered(int fd, const char *dest)
 {
-	struct stat a, b;
+	struct stat a;
 
 	if (fstat(fd, &a) != 0 || !S_ISREG(a.st_mode))
 		return false;
-	return stat(dest, &b) != 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino ||
-	       a.st_size != 0;
+	/* by a no-follow walk: a link to the file in its place is a change */
+	return !caller_path_is(dest, fd) || a.st_size != 0;
 }

@@ -8,6 +8,8 @@
  */
 #include "supervise/stdin.h"
 #include "supervise/relay.h"
+#include "base/callerpath.h"
+#include "base/cleanup.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -52,21 +54,24 @@ static int check_source(int fd, const char *what, struct sbx_err *err)
 	return 0;
 }
 
-/* --stdin FILE: a fresh read-only open; O_NONBLOCK so a FIFO does not block sbx. */
+/* --stdin FILE: a fresh read-only open, never through a link
+ * (callerpath.h); O_NONBLOCK so a FIFO does not block sbx. */
 static int open_path(const char *path, struct sbx_err *err)
 {
-	int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	int fd cleanup_fd = caller_open("--stdin", path, O_RDONLY | O_NOCTTY | O_NONBLOCK, 0, err);
 	char what[300];
+	struct stat st;
 
 	if (fd < 0)
-		return err_set(err, ERR_USAGE, errno, "--stdin: cannot open '%s': %s; "
-			       "give a readable file", path, strerror(errno));
-	snprintf(what, sizeof(what), "'%s'", path);
-	if (check_source(fd, what, err) != 0) {
-		close(fd);
 		return -1;
-	}
-	return fd;
+	snprintf(what, sizeof(what), "'%s'", path);
+	if (check_source(fd, what, err) != 0)
+		return -1;
+	/* a hard link planted to a file the caller may read and the jail may
+	 * not (where protected_hardlinks is off) would hand it over */
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink > 1)
+		return caller_hard_link_err("--stdin", path, (unsigned long)st.st_nlink, err);
+	return steal_fd(&fd);
 }
 
 static int open_relay(int src, bool owned, int *jail_fd, struct stdin_relay *r,
@@ -106,12 +111,19 @@ static int open_null(int *jail_fd, struct sbx_err *err)
 
 int stdin_open(const char *spec, int *jail_fd, struct stdin_relay *r, struct sbx_err *err)
 {
-	int src;
+	int src, own = spec ? caller_path_fd(spec) : -1;
 
 	memset(r, 0, sizeof(*r));
 	r->src = r->dst = -1;
+	/* /dev/stdin and /dev/fd/0 are sbx's stdin: "-" */
+	if (own == 0)
+		spec = "-";
 	if (!spec || (strcmp(spec, "-") == 0 && fcntl(STDIN_FILENO, F_GETFD) < 0))
 		return open_null(jail_fd, err);
+	/* /dev/fd/N: that descriptor, relayed like fd 0, not reopened by a link */
+	if (own > 0)
+		return check_source(own, spec, err) != 0 ? -1
+		       : open_relay(own, false, jail_fd, r, err);
 	if (strcmp(spec, "-") == 0) {
 		/* relayed, never handed over: sbx's fd 0 may be writable,
 		 * share an offset with the caller, or be a terminal */

@@ -26,6 +26,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include "base/callerpath.h"
 #include "base/fds.h"
 #include "base/procstate.h"
 #include "jail/jail.h"
@@ -61,16 +62,24 @@ static int block_signals(struct sup *s)
 	return 0;
 }
 
+/* --stdout/--stderr FILE: never through a link or a planted FIFO or hard
+ * link (callerpath.h); /dev/stdout, /dev/fd/N: that descriptor itself. */
 static int open_copy(const char *path, const char *option, struct sbx_err *err)
 {
-	/* O_NONBLOCK: a FIFO with no reader fails (ENXIO) instead of hanging sbx,
-	 * and this description is ours alone, so a full FIFO never blocks the loop */
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
-		      0644);
+	int own = caller_path_fd(path), fl, fd;
 
+	if (own < 0)
+		return caller_open_output(option, path, err);
+	/* shared with the caller: the relay copes with a blocking one */
+	fl = fcntl(own, F_GETFL);
+	if (fl < 0 || (fl & O_PATH) || (fl & O_ACCMODE) == O_RDONLY)
+		return err_set(err, ERR_USAGE, fl < 0 ? errno : EBADF, "%s %s: fd %d is %s "
+			       "(open it for writing, e.g. %d>FILE, or give a path)", option, path,
+			       own, fl < 0 ? "not open" : "not open for writing", own);
+	fd = fcntl(own, F_DUPFD_CLOEXEC, 3);
 	if (fd < 0)
-		return err_set(err, ERR_USAGE, errno, "%s: cannot create '%s': %s; "
-			       "give a writable path", option, path, strerror(errno));
+		return err_set(err, ERR_SETUP, errno, "%s %s: dup: %s", option, path,
+			       strerror(errno));
 	return fd;
 }
 

@@ -5,6 +5,8 @@
  * jail's tmpfs, filled at CTL_READY through the supervisor's descriptor.
  * Copy-in goes by descriptor.
  */
+#include "base/callerpath.h"
+#include "base/cleanup.h"
 #include "base/ids.h"
 #include "base/path.h"
 #include "workspace/workspace.h"
@@ -50,16 +52,15 @@ static int lock_failed(const struct workspace *ws, int e, struct sbx_err *err)
 static int adopt_workdir(struct workspace *ws, const char *dir,
 			 struct sbx_err *err)
 {
-	/* no follow: run by root, the workspace is idmapped to its owner, so
-	 * a symlink a user planted as DIR (say to /etc) gave the jail root's
-	 * files to write */
-	ws->dirfd = path_open_dir_nofollow(dir);
-	if (ws->dirfd < 0 && errno == ELOOP)
-		return err_set(err, ERR_USAGE, ELOOP, "--workdir %s: is a symbolic link "
-			       "(name the directory it points to)", dir);
+	/* no link in any component: run by root, the workspace is idmapped to
+	 * its owner, so a symlink a user or an earlier jail planted as DIR or a
+	 * parent of it (say to /etc) gave the jail root's files to write */
+	ws->dirfd = caller_open_dir("--workdir", dir, false, err);
+	if (ws->dirfd < 0 && err->sys_errno == ENOENT)
+		return err_set(err, ERR_USAGE, ENOENT, "--workdir %s: no such directory "
+			       "(create it first)", dir);
 	if (ws->dirfd < 0)
-		return err_set(err, ERR_USAGE, errno, "--workdir %s: %s%s", dir,
-			       strerror(errno), errno == ENOENT ? " (create the directory first)" : "");
+		return -1;
 	ws->host_path = realpath(dir, NULL);
 	if (!ws->host_path)
 		return err_set(err, ERR_USAGE, errno, "--workdir %s: %s", dir, strerror(errno));
@@ -78,6 +79,8 @@ int workspace_open(struct workspace *ws, const char *workdir, struct sbx_err *er
 	ws->dirfd = ws->mnt_fd = -1;
 	ws->in = NULL;
 	ws->nin = 0;
+	ws->made = NULL;
+	ws->nmade = 0;
 	ws->disposable = !workdir;
 	if (workdir)
 		return adopt_workdir(ws, workdir, err);
@@ -284,8 +287,109 @@ int workspace_remove_file(const struct workspace *ws, const char *name,
 		       ws->host_path, name, strerror(errno));
 }
 
+/* ---- mount points in a persistent workspace ------------------------- */
+
+/* REL is there beneath DIRFD (walked without following a link). */
+static bool exists_beneath(int dirfd, const char *rel)
+{
+	struct path_walk w = { .flags = O_PATH };
+	char leaf[NAME_MAX + 1];
+	struct stat st;
+	int dir cleanup_fd = path_walk(dirfd, rel, &w, leaf);
+
+	/* a link on the way is not sbx's to make: the mount refuses it */
+	if (dir < 0)
+		return errno != ENOENT;
+	return fstatat(dir, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT;
+}
+
+static int note_made(struct workspace *ws, const char *rel)
+{
+	char **v;
+
+	for (size_t i = 0; i < ws->nmade; i++)
+		if (strcmp(ws->made[i], rel) == 0)
+			return 0;
+	v = realloc(ws->made, (ws->nmade + 1) * sizeof(*v));
+	if (!v)
+		return -1;
+	ws->made = v;
+	v[ws->nmade] = strdup(rel);
+	if (!v[ws->nmade])
+		return -1;
+	ws->nmade++;
+	return 0;
+}
+
+/* The components of DST (inside the workspace at REL) that DIR lacks. */
+static int note_dst(struct workspace *ws, const char *rel)
+{
+	char prefix[PATH_MAX] = "";
+	size_t len = 0;
+	bool missing = false;
+
+	for (const char *p = rel, *e; *p; p = e) {
+		while (*p == '/')
+			p++;
+		e = strchrnul(p, '/');
+		if (e == p || (e - p == 1 && *p == '.'))
+			continue;
+		if (len + (size_t)(e - p) + 2 > sizeof(prefix))
+			return 0; /* the mount refuses a name that long */
+		len += (size_t)snprintf(prefix + len, sizeof(prefix) - len, "%s%.*s",
+					len ? "/" : "", (int)(e - p), p);
+		/* once one is missing, the jail makes every one below it */
+		missing = missing || !exists_beneath(ws->dirfd, prefix);
+		if (missing && note_made(ws, prefix) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int workspace_note_mount_points(struct workspace *ws, const struct policy *policy,
+				struct sbx_err *err)
+{
+	const char *root = policy->workspace ? policy->workspace : "/mnt/data";
+	size_t n = strlen(root);
+
+	if (ws->disposable || ws->dirfd < 0)
+		return 0;
+	for (size_t i = 0; i < policy->nmounts; i++) {
+		const char *dst = policy->mounts[i].dst;
+
+		if (strncmp(dst, root, n) == 0 && dst[n] == '/' && note_dst(ws, dst + n) < 0)
+			return err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+void workspace_remove_mount_points(struct workspace *ws)
+{
+	/* deepest first: each was noted after its parent */
+	for (size_t i = ws->nmade; i-- > 0;) {
+		struct path_walk w = { .flags = O_PATH };
+		char leaf[NAME_MAX + 1];
+		struct stat st;
+		int dir cleanup_fd = path_walk(ws->dirfd, ws->made[i], &w, leaf);
+
+		if (dir < 0 || fstatat(dir, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		/* only as sbx made it: rmdir fails on a directory the program
+		 * filled; an empty file is a file bind's mount point */
+		if (S_ISDIR(st.st_mode))
+			(void)unlinkat(dir, leaf, AT_REMOVEDIR);
+		else if (S_ISREG(st.st_mode) && st.st_size == 0)
+			(void)unlinkat(dir, leaf, 0);
+	}
+}
+
 void workspace_close(struct workspace *ws)
 {
+	for (size_t i = 0; i < ws->nmade; i++)
+		free(ws->made[i]);
+	free(ws->made);
+	ws->made = NULL;
+	ws->nmade = 0;
 	for (size_t i = 0; i < ws->nin; i++)
 		if (ws->in[i].fd >= 0)
 			close(ws->in[i].fd);

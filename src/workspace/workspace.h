@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "policy/policy.h"
 
 /* An input waiting for the tmpfs: its open source and its name there. */
 struct ws_input {
@@ -38,6 +39,8 @@ struct workspace {
 			  * that would dissolve it, and a later stage clones it */
 	struct ws_input *in; /* disposable: inputs not yet copied */
 	size_t nin;
+	char **made;     /* -w: mount points sbx is to make in it, parents first */
+	size_t nmade;
 };
 
 /* The tmpfs's size bound in MiB for a file-size limit of FILE_SIZE_MB:
@@ -68,6 +71,18 @@ int workspace_attach(struct workspace *ws, int mnt_fd, uint32_t host_uid,
 /* Remove the file NAME sbx itself writes there (an old build output). */
 int workspace_remove_file(const struct workspace *ws, const char *name,
 			  struct sbx_err *err);
+
+/*
+ * Before the run, -w: note the mount points the jail will make in DIR for
+ * POLICY's mounts inside the workspace (--tmpfs /mnt/data/x, -b SRC:/mnt/
+ * data/y): the components of their destinations DIR lacks now.
+ * workspace_remove_mount_points, once every jail process is gone, removes
+ * those that are still empty: a directory, or an empty file (a file
+ * bind's mount point).  What the program put in one keeps it.
+ */
+int workspace_note_mount_points(struct workspace *ws, const struct policy *policy,
+				struct sbx_err *err);
+void workspace_remove_mount_points(struct workspace *ws);
 
 /* Close WS (a tmpfs goes with its last descriptor; -w stays). */
 void workspace_close(struct workspace *ws);

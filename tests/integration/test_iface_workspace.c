@@ -57,3 +57,34 @@ Test(iface_workspace, root_makes_nothing_in_a_tmpdir_others_can_rename_in)
 	free(input);
 	free(env0);
 }
+
+/* `-w DIR --tmpfs /mnt/data/x/y -b SRC:/mnt/data/b`: the mount points sbx
+ * made for them in the caller's DIR (x, x/y, b) were left there after the
+ * run, empty, owned by the jail's uid; a directory that was already there
+ * stays, and so does what the program wrote. */
+Test(iface_workspace, mount_points_made_in_a_workdir_are_removed_after_the_run)
+{
+	char *dir = make_temp_dir(), *src = make_temp_dir();
+	char *keep = xasprintf("%s/keep", dir), *bind = xasprintf("%s:/mnt/data/b", src);
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	cr_assert_eq(mkdir(keep, 0755), 0);
+	sbx_run_sh(&r, NULL, SBX_ARGV("-w", dir, "--tmpfs", "/mnt/data/x/y", "--tmpfs",
+				      "/mnt/data/keep", "--tmpfs", "/mnt/data/w/z", "-b", bind),
+		   "test -d /mnt/data/x/y && test -d /mnt/data/b && mkdir -p /mnt/data/w/made");
+	ASSERT_STATUS(&r, "ok");
+	sbx_result_free(&r);
+	char *out, *find = xasprintf("cd %s && find . | sort", dir);
+	cr_assert_eq(host_sh(find, &out), 0);
+	free(find);
+	/* w holds what the program made beside the mount point: it stays */
+	cr_assert_str_eq(out, ".\n./keep\n./w\n./w/made\n", "left in DIR:\n%s", out);
+	free(out);
+	rm_tree(dir);
+	rm_tree(src);
+	free(dir);
+	free(src);
+	free(keep);
+	free(bind);
+}
