@@ -85,10 +85,12 @@ static int open_failed(const char *option, const char *path, const char *walked,
 			       "jail could have planted them; give the real path (realpath %s)",
 			       option, path, walked, path);
 	/* ENXIO: a FIFO with no reader, or a socket, by name */
-	if (known && (flags & O_ACCMODE) != O_RDONLY &&
+	/* a character device is an output sbx takes: /dev/tty without a
+	 * terminal fails ENXIO too, and its own error says why */
+	if (known && (flags & O_ACCMODE) != O_RDONLY && !S_ISCHR(st.st_mode) &&
 	    (e == ENXIO || e == EISDIR || S_ISBLK(st.st_mode)))
 		return kind_err(option, path, walked, st.st_mode, err);
-	if (known && e == ENXIO)
+	if (known && e == ENXIO && !S_ISCHR(st.st_mode))
 		return err_set(err, ERR_USAGE, e, "%s %s: '%s' is %s, which cannot be opened by "
 			       "name; give a file, or open it yourself and pass /dev/fd/N",
 			       option, path, walked, kind_name(st.st_mode));
@@ -185,9 +187,14 @@ int caller_open_output(const char *option, const char *path, struct sbx_err *err
 	if (fstat(fd, &st) < 0)
 		return err_set(err, ERR_SETUP, errno, "%s %s: fstat: %s", option, path,
 			       strerror(errno));
-	/* no plant: the jail's seccomp filter refuses mknod of a device */
-	if (S_ISCHR(st.st_mode))
+	/* no plant: the jail's seccomp filter refuses mknod of a device; a
+	 * terminal must block again, or a full one would refuse the output */
+	if (S_ISCHR(st.st_mode)) {
+		if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0)
+			return err_set(err, ERR_SETUP, errno, "%s %s: fcntl: %s", option, path,
+				       strerror(errno));
 		return steal_fd(&fd);
+	}
 	/* a FIFO with a reader opens: what was opened is refused */
 	if (!S_ISREG(st.st_mode))
 		return kind_err(option, path, path, st.st_mode, err);
