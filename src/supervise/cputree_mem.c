@@ -188,13 +188,14 @@ static int64_t pagetable_bound_kib(const struct cpu_proc *proc)
  * says they cannot take the total past LIMIT_KIB from HELD: reading every
  * status costs about three reads of stat, so only when it can matter.
  */
-static int64_t pagetables_kib(const struct cputree *t, int64_t held, int64_t limit_kib)
+static int64_t pagetables_kib(struct cputree *t, int64_t held, int64_t limit_kib)
 {
 	int64_t bound = held, kib = 0;
 
 	for (size_t i = 0; i < t->n && bound <= limit_kib; i++)
 		bound += pagetable_bound_kib(&t->procs[i]);
-	if (bound <= limit_kib)
+	t->tables_read = bound > limit_kib;
+	if (!t->tables_read)
 		return 0;
 	for (size_t i = 0; i < t->n; i++) {
 		int64_t k = pagetable_kib(t->proc_fd, t->procs[i].pid, t->procs[i].mem_tid);

@@ -35,7 +35,9 @@ static void check_memory(struct sup *s)
 		return;
 	limit_kib = (int64_t)mb * 1024;
 	kib = cputree_memory_kib(&s->cpu, limit_kib);
-	s->memory_near_limit = kib > limit_kib / 2;
+	/* page tables grow with no RSS, as fast as a process faults: while
+	 * its mappings could take the tree past the limit, sample fast */
+	s->memory_near_limit = kib > limit_kib / 2 || s->cpu.tables_read;
 	if (kib > limit_kib) {
 		s->memory_exceeded = true;
 		s->memory_seen_kib = kib;
