@@ -189,13 +189,21 @@ static const char *kernel_name(const char *name)
 	return name;
 }
 
+/* "FIELD: \"NAME\"", malloc'd; NULL when out of memory. */
+static char *list_line(struct nj_xlate *x, const char *field, const char *name)
+{
+	char *q = nj_quote(name);
+	char *line = q ? nj_fmt(x, "%s: %s", field, q) : NULL;
+
+	free(q);
+	return line;
+}
+
 static int add_name(struct kafel *k, bool allow, const char *kafel_name, const char *why)
 {
 	const char *name = kernel_name(kafel_name);
-	char *q = nj_quote(name);
-	char *line = q ? nj_fmt(k->x, "%s: %s", allow ? "allow" : "deny", q) : NULL;
+	char *line = list_line(k->x, allow ? "allow" : "deny", name);
 
-	free(q);
 	for (size_t i = 0; line && i < k->x->n; i++)
 		if (k->x->v[i].sect == SECT_SECCOMP && !strcmp(k->x->v[i].line, line)) {
 			free(line);
@@ -392,9 +400,9 @@ static int emit_default_filter(struct nj_xlate *x, const struct ppos *at, const 
 	if (rc == 0)
 		rc = add_fixed(x, at, nj_fmt(x, "errno: %d", s->errno_value), "sbx's default");
 	for (size_t i = 0; rc == 0 && i < s->allow.n; i++)
-		rc = add_fixed(x, at, nj_fmt(x, "allow: \"%s\"", s->allow.v[i]), "sbx's default");
+		rc = add_fixed(x, at, list_line(x, "allow", s->allow.v[i]), "sbx's default");
 	for (size_t i = 0; rc == 0 && i < s->deny.n; i++)
-		rc = add_fixed(x, at, nj_fmt(x, "deny: \"%s\"", s->deny.v[i]), "sbx's default");
+		rc = add_fixed(x, at, list_line(x, "deny", s->deny.v[i]), "sbx's default");
 	if (rc == 0)
 		rc = add_fixed(x, at, nj_fmt(x, "deny_action: %s", s->deny_action == SC_KILL
 					     ? "KILL" : "ERRNO"), "sbx's default");

@@ -245,6 +245,58 @@ Test(import_nsjail, explain_and_errors_name_lines_of_the_nsjail_file)
 	free(hidden);
 }
 
+/* nsjail config values and file names an attacker chose (a service that
+ * imports configs it was sent): newlines, CR, quotes, backslashes, '}' and
+ * '#', controls, U+2028 and U+202E in every string the import writes, as a
+ * value or in a comment.  None may add a mount or set the network. */
+Test(import_nsjail, hostile_strings_add_nothing_to_the_imported_policy)
+{
+	char *dir = make_temp_dir();
+	char *cfg = write_cfg(dir, "h\nnetwork: HOST\n#.cfg",
+		"name: \"n\\nmount { dst: \\\"/h1\\\" type: TMPFS }\\r\\\"'\\\\}#\\013\\014\\001"
+		"\\177\\302\\205\\342\\200\\250\\342\\200\\256\"\n"
+		"description: \"d\\n}\\nnetwork: HOST #\"\n"
+		"hostname: \"h\\nnetwork: HOST\"\n"
+		"envar: \"A=\\n}\\nmount { dst: \\\"/h3\\\" type: TMPFS }#\\\"\\\\\\001\"\n"
+		"envar: \"B\\nnetwork: HOST\"\n"
+		"mount { src: \"/usr\" dst: \"/usr\" is_bind: true }\n"
+		"mount { src: \"/tmp\" dst: \"/x\\nmount { dst: \\\"/h4\\\" type: TMPFS }\" "
+		"is_bind: true }\n"
+		"exec_bin { path: \"/bin/echo\" arg: \"a\\nmount { dst: \\\"/h5\\\" type: TMPFS }\" }\n");
+	char *out = xasprintf("%s/imported.policy", dir);
+	char *fields, *explained;
+	struct sbx_result r;
+
+	sbx_run(&r, &(struct sbx_opts){ .no_record = true },
+		SBX_ARGV("import", "nsjail", cfg, "-o", out));
+	cr_assert_eq(r.exit_status, 0, "exit %d: %s", r.exit_status, r.err);
+	sbx_result_free(&r);
+	explained = slurp_file(out);
+	fields = policy_without_comments(explained);
+	cr_expect(strstr(fields, "\nnetwork: LOOPBACK\n") && !strstr(fields, "HOST\n"),
+		  "a string set the network:\n%s", explained);
+	assert_has_line(fields, "env: \"A=\\n}\\nmount { dst: \\\"/h3\\\" type: TMPFS }#\\\"\\\\\\001\"");
+	free(fields);
+	free(explained);
+	sbx_run(&r, &(struct sbx_opts){ .no_record = true }, SBX_ARGV("check", out));
+	cr_expect_eq(r.exit_status, 0, "sbx check refuses the import: %s", r.err);
+	sbx_result_free(&r);
+	/* what the loader makes of it: the one mount asked for, nothing else */
+	sbx_run(&r, &(struct sbx_opts){ .no_record = true }, SBX_ARGV("explain", "-p", out));
+	cr_assert_eq(r.exit_status, 0, "%s", r.err);
+	fields = policy_without_comments(r.out);
+	cr_expect_null(strstr(fields, "\nmount { dst: \"/h"), "a string added a mount:\n%s", r.out);
+	cr_expect(strstr(fields, "\nmount { dst: \"/usr\" type: BIND src: \"/usr\" }\n"), "%s",
+		  r.out);
+	cr_expect(strstr(fields, "\nnetwork: LOOPBACK\n"), "%s", r.out);
+	free(fields);
+	sbx_result_free(&r);
+	rm_tree(dir);
+	free(dir);
+	free(cfg);
+	free(out);
+}
+
 /* Hostile or broken input: 125 and one "sbx: FILE:LINE:COL: ..." line,
  * from both import and run, never a crash. */
 static void expect_clean_error(const char *dir, const char *name, const char *text,
