@@ -35,7 +35,8 @@ static char *write_cfg(const char *dir, const char *name, const char *text)
 /* Every config under tests/nsjail/ imports, and sbx check accepts the result. */
 Test(import_nsjail, every_sample_config_imports_and_passes_check)
 {
-	const char *names[] = { "interpreter-service.cfg", "all-fields.cfg" };
+	const char *names[] = { "interpreter-service.cfg", "all-fields.cfg",
+				"kafel-define.cfg" };
 	char *dir = make_temp_dir();
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
