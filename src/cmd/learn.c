@@ -62,8 +62,11 @@ static int add_learned(struct policy *p, const struct learned_calls *l, size_t *
 static void print_header(FILE *out, char *const *argv, size_t added)
 {
 	fputs("# sbx learn: the policy one trial run of `", out);
-	for (size_t i = 0; argv && argv[i]; i++)
-		fprintf(out, "%s%s", i ? " " : "", argv[i]);
+	/* argv carries names an attacker chose: a newline must not end the comment */
+	for (size_t i = 0; argv && argv[i]; i++) {
+		fputs(i ? " " : "", out);
+		policy_write_comment_text(out, argv[i]);
+	}
 	fprintf(out, "` needed:\n# its policy, plus %zu call%s the run made outside it "
 		     "(\"from sbx learn\" below).\n", added, added == 1 ? "" : "s");
 	fputs("# A trial run sees only the paths it took: other inputs, options or\n"
@@ -84,9 +87,15 @@ static void print_refused(FILE *out, const struct denied_report *d)
 		const struct sc_group *g = group_of(c->name);
 
 		denied_errno_name(c->err, err, sizeof(err));
-		fprintf(out, "#   %s%s%s%s: %s x%" PRIu64 "%s%s%s%s\n", c->name,
-			c->arg >= 0 ? " (" : "", c->arg >= 0 ? c->arg_text : "",
-			c->arg >= 0 ? ")" : "", c->err ? err : "killed", c->count,
+		/* the name and argument come from the supervisor: escaped all the same */
+		fputs("#   ", out);
+		policy_write_comment_text(out, c->name);
+		if (c->arg >= 0) {
+			fputs(" (", out);
+			policy_write_comment_text(out, c->arg_text);
+			fputc(')', out);
+		}
+		fprintf(out, ": %s x%" PRIu64 "%s%s%s%s\n", c->err ? err : "killed", c->count,
 			g ? " - " : c->arg >= 0 ? " - a fixed rule of every sbx filter" : " - denied by the policy",
 			g ? g->name : "", g ? ": " : "", g ? g->why : "");
 	}

@@ -8,12 +8,15 @@
  *   POLICY p { ... }  USE p, q     named rule sets
  *   DEFAULT ACTION                 -> default_action (+ errno)
  * ALLOW lists become `allow`, the others `deny`.  What sbx cannot hold is
- * noted: argument filters (an allowed call with a filter is left out, a
- * denied one is denied whatever its arguments: both fail closed), TRAP,
- * TRACE and USER_NOTIF (denied), an errno other than EPERM on a deny list,
- * KILL and ERRNO lists together.  Text outside the subset (#define,
- * #include, SYSCALL[n], ...) or no seccomp_string at all: sbx's default
- * filter, noted.
+ * noted and fails closed: argument filters (an allowed call with a filter
+ * is left out, a denied one is denied whatever its arguments), TRAP, TRACE
+ * and USER_NOTIF (denied), an errno other than EPERM on a deny list, KILL
+ * and ERRNO lists together (sbx has one deny action: all are killed).
+ * `#define NAME VALUE` of one number or name is a constant, as in Kafel.
+ * Text outside this subset (#include, SYSCALL[n], an expression in a
+ * #define, ...) is refused: sbx's own filter allows ~300 calls, and an
+ * import must never allow more than the config did.  No seccomp_string at
+ * all (nsjail then runs without a filter): sbx's default filter, noted.
  */
 #include "import/internal.h"
 
@@ -27,6 +30,7 @@
 #define KAFEL_MAX_TOKENS 65536
 #define KAFEL_MAX_DEPTH 16
 #define KAFEL_MAX_NAMES 4096 /* system call entries, USE expansions counted */
+#define KAFEL_MAX_DEFINES 256
 
 enum { K_IDENT, K_NUM, K_PUNCT, K_END };
 enum { ACT_ALLOW, ACT_ERRNO, ACT_KILL, ACT_OTHER };
@@ -37,11 +41,18 @@ struct ktok {
 	size_t len, off;
 };
 
+/* #define NAME VALUE: VALUE is one number or name token. */
+struct kdefine {
+	struct ktok name, value;
+};
+
 struct kafel {
 	struct nj_xlate *x;
 	struct ppos at;          /* of the first seccomp_string */
 	struct ktok *t;
 	size_t n, pos;
+	struct kdefine defs[KAFEL_MAX_DEFINES];
+	size_t ndefs;
 	int depth;
 	const char *bad;         /* why the text is outside the subset */
 	size_t bad_off;
@@ -51,13 +62,18 @@ struct kafel {
 	size_t names;            /* entries read, USE expansions included */
 };
 
-static int fail(struct kafel *k, const char *why)
+static int fail_at(struct kafel *k, const char *why, size_t off)
 {
 	if (!k->bad) {
 		k->bad = why;
-		k->bad_off = k->pos < k->n ? k->t[k->pos].off : 0;
+		k->bad_off = off;
 	}
 	return -1;
+}
+
+static int fail(struct kafel *k, const char *why)
+{
+	return fail_at(k, why, k->pos < k->n ? k->t[k->pos].off : k->t[k->n].off);
 }
 
 /* ---- scanner ---- */
@@ -81,6 +97,81 @@ static size_t skip_space(const char *s, size_t len, size_t i)
 	return i;
 }
 
+/* The token at S[I] (I < LEN, not space) into *T; returns the index after it. */
+static size_t scan_token(const char *s, size_t len, size_t i, struct ktok *t)
+{
+	size_t j = i + 1;
+
+	if (isalpha((unsigned char)s[i]) || s[i] == '_') {
+		while (j < len && (isalnum((unsigned char)s[j]) || s[j] == '_'))
+			j++;
+		t->kind = K_IDENT;
+	} else if (isdigit((unsigned char)s[i])) {
+		while (j < len && isalnum((unsigned char)s[j]))
+			j++;
+		t->kind = K_NUM;
+	} else {
+		t->kind = K_PUNCT;
+	}
+	t->s = s + i;
+	t->len = j - i;
+	t->off = i;
+	return j;
+}
+
+/* Blanks (not newlines) and comments that stay on the line, from S[I]. */
+static size_t skip_blanks(const char *s, size_t len, size_t i)
+{
+	while (i < len && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	if (i + 1 < len && s[i] == '/' && s[i + 1] == '/')
+		while (i < len && s[i] != '\n')
+			i++;
+	return i;
+}
+
+static bool same_name(const struct ktok *a, const struct ktok *b)
+{
+	return a->len == b->len && strncmp(a->s, b->s, a->len) == 0;
+}
+
+static const struct kdefine *find_define(const struct kafel *k, const struct ktok *name)
+{
+	for (size_t i = 0; i < k->ndefs; i++)
+		if (same_name(&k->defs[i].name, name))
+			return &k->defs[i];
+	return NULL;
+}
+
+/* "#define NAME VALUE" at S[I], one number or name to the end of the line:
+ * a constant.  Any other '#' line (#include, a macro with an expression)
+ * is outside the subset.  Returns the index after the line, or -1. */
+static long scan_define(struct kafel *k, const char *s, size_t len, size_t i)
+{
+	struct kdefine d;
+	size_t start = i;
+
+	if (len - i > 8 && strncmp(s + i, "#include", 8) == 0)
+		return fail_at(k, "#include (sbx reads no other file)", start);
+	if (len - i < 8 || strncmp(s + i, "#define", 7) != 0 || (s[i + 7] != ' ' && s[i + 7] != '\t'))
+		return fail_at(k, "a '#' line other than #define", start);
+	if (k->ndefs == KAFEL_MAX_DEFINES)
+		return fail_at(k, "more than 256 #define lines", start);
+	i = skip_blanks(s, len, i + 7);
+	if (i >= len || (i = scan_token(s, len, i, &d.name), d.name.kind != K_IDENT))
+		return fail_at(k, "a #define without a name", start);
+	i = skip_blanks(s, len, i);
+	if (i >= len || (i = scan_token(s, len, i, &d.value), d.value.kind == K_PUNCT))
+		return fail_at(k, "a #define of something other than one number or name", start);
+	i = skip_blanks(s, len, i);
+	if (i < len && s[i] != '\n')
+		return fail_at(k, "a #define of something other than one number or name", start);
+	if (find_define(k, &d.name))
+		return fail_at(k, "a name defined twice with #define", start);
+	k->defs[k->ndefs++] = d;
+	return (long)i;
+}
+
 static int scan(struct kafel *k, const char *s, size_t len)
 {
 	size_t i = 0;
@@ -89,25 +180,17 @@ static int scan(struct kafel *k, const char *s, size_t len)
 	if (!k->t)
 		return nj_add(k->x, SECT_SECCOMP, NULL, NULL, NULL);
 	while ((i = skip_space(s, len, i)) < len) {
-		struct ktok *t = &k->t[k->n];
-		size_t j = i + 1;
+		if (s[i] == '#') {
+			long next = scan_define(k, s, len, i);
 
-		if (k->n == KAFEL_MAX_TOKENS)
-			return fail(k, "more than 65536 tokens");
-		if (isalpha((unsigned char)s[i]) || s[i] == '_') {
-			while (j < len && (isalnum((unsigned char)s[j]) || s[j] == '_'))
-				j++;
-			t->kind = K_IDENT;
-		} else if (isdigit((unsigned char)s[i])) {
-			while (j < len && isalnum((unsigned char)s[j]))
-				j++;
-			t->kind = K_NUM;
-		} else {
-			t->kind = K_PUNCT;
+			if (next < 0)
+				return -1;
+			i = (size_t)next;
+			continue;
 		}
-		*t = (struct ktok){ t->kind, s + i, j - i, i };
-		k->n++;
-		i = j;
+		if (k->n == KAFEL_MAX_TOKENS)
+			return fail_at(k, "more than 65536 tokens", i);
+		i = scan_token(s, len, i, &k->t[k->n++]);
 	}
 	k->t[k->n] = (struct ktok){ K_END, s + len, 0, len };
 	return 0;
@@ -147,6 +230,30 @@ static int skip_group(struct kafel *k, const char *open, const char *close)
 	return 0;
 }
 
+/* A number, or a name #define'd as one (through other names): into *OUT. */
+static int parse_number(struct kafel *k, int *out)
+{
+	const struct ktok *t = peek(k);
+	const struct kdefine *d;
+	char digits[24], *end;
+	long v;
+
+	for (size_t hops = 0; t->kind == K_IDENT && (d = find_define(k, t)); hops++) {
+		if (hops == KAFEL_MAX_DEFINES)
+			return fail(k, "#define names that define each other");
+		t = &d->value;
+	}
+	if (t->kind != K_NUM || t->len >= sizeof(digits))
+		return fail(k, "a number was expected");
+	snprintf(digits, sizeof(digits), "%.*s", (int)t->len, t->s);
+	v = strtol(digits, &end, 0);
+	if (*end || v < 0 || v > 0xffff)
+		return fail(k, "a number from 0 to 65535 was expected");
+	*out = (int)v;
+	k->pos++;
+	return 0;
+}
+
 /* ACTION [ '(' number ')' ]: ACT_* and the errno for ERRNO. */
 static int parse_action(struct kafel *k, int *act, int *eno, char *name, size_t size)
 {
@@ -163,12 +270,10 @@ static int parse_action(struct kafel *k, int *act, int *eno, char *name, size_t 
 		if (is(t, kill[i]))
 			*act = ACT_KILL;
 	if (*act == ACT_OTHER && !is(t, "TRAP") && !is(t, "TRACE") && !is(t, "USER_NOTIF"))
-		return fail(k, "an unknown action");
+		return fail_at(k, "an unknown action", t->off);
 	if (take(k, "(")) {
-		if (peek(k)->kind != K_NUM)
-			return fail(k, "a number was expected");
-		*eno = (int)strtol(peek(k)->s, NULL, 0);
-		k->pos++;
+		if (parse_number(k, eno) < 0)
+			return -1;
 		if (!take(k, ")"))
 			return fail(k, "')' was expected");
 	}
@@ -189,13 +294,21 @@ static const char *kernel_name(const char *name)
 	return name;
 }
 
+/* "FIELD: \"NAME\"", malloc'd; NULL when out of memory. */
+static char *list_line(struct nj_xlate *x, const char *field, const char *name)
+{
+	char *q = nj_quote(name);
+	char *line = q ? nj_fmt(x, "%s: %s", field, q) : NULL;
+
+	free(q);
+	return line;
+}
+
 static int add_name(struct kafel *k, bool allow, const char *kafel_name, const char *why)
 {
 	const char *name = kernel_name(kafel_name);
-	char *q = nj_quote(name);
-	char *line = q ? nj_fmt(k->x, "%s: %s", allow ? "allow" : "deny", q) : NULL;
+	char *line = list_line(k->x, allow ? "allow" : "deny", name);
 
-	free(q);
 	for (size_t i = 0; line && i < k->x->n; i++)
 		if (k->x->v[i].sect == SECT_SECCOMP && !strcmp(k->x->v[i].line, line)) {
 			free(line);
@@ -217,8 +330,13 @@ static int one_syscall(struct kafel *k, int act, const char *aname)
 	const struct ktok *t = peek(k);
 	bool filtered = false;
 
+	if (is(t, "SYSCALL") && is(&k->t[k->pos + 1], "["))
+		return fail(k, "SYSCALL[n], a call by number");
 	if (t->kind != K_IDENT || t->len >= sizeof(name))
 		return fail(k, "a system call name was expected");
+	/* Kafel names calls by name or SYSCALL[n]: a constant here is no call */
+	if (find_define(k, t))
+		return fail(k, "a #define'd name where a system call name was expected");
 	/* USE can repeat a body many times over: the work stays bounded */
 	if (++k->names > KAFEL_MAX_NAMES)
 		return fail(k, "more than 4096 system call entries");
@@ -344,7 +462,8 @@ static int emit_head(struct kafel *k)
 {
 	static const char *const names[] = { "ALLOW", "ERRNO", "KILL" };
 	int def = k->def < 0 || k->def == ACT_OTHER ? ACT_KILL : k->def;
-	bool kill = k->deny_acts == 1 << ACT_KILL;
+	/* one deny action for all lists: KILL when any list kills, never looser */
+	bool kill = k->deny_acts & (1 << ACT_KILL);
 
 	if (k->def < 0 && nj_note(k->x, &k->at, "seccomp_string: no DEFAULT: Kafel's is KILL") < 0)
 		return -1;
@@ -363,7 +482,7 @@ static int emit_head(struct kafel *k)
 		return -1;
 	if (k->deny_acts == ((1 << ACT_KILL) | (1 << ACT_ERRNO)) &&
 	    nj_note(k->x, &k->at, "seccomp_string: KILL and ERRNO lists: sbx has one action for "
-		    "its deny list; every listed call fails with EPERM") < 0)
+		    "its deny list; every listed call kills the program, the ERRNO ones too") < 0)
 		return -1;
 	if (k->deny_errno && !kill &&
 	    nj_note(k->x, &k->at, "seccomp_string: ERRNO(%d) list: sbx's deny list fails calls "
@@ -392,9 +511,9 @@ static int emit_default_filter(struct nj_xlate *x, const struct ppos *at, const 
 	if (rc == 0)
 		rc = add_fixed(x, at, nj_fmt(x, "errno: %d", s->errno_value), "sbx's default");
 	for (size_t i = 0; rc == 0 && i < s->allow.n; i++)
-		rc = add_fixed(x, at, nj_fmt(x, "allow: \"%s\"", s->allow.v[i]), "sbx's default");
+		rc = add_fixed(x, at, list_line(x, "allow", s->allow.v[i]), "sbx's default");
 	for (size_t i = 0; rc == 0 && i < s->deny.n; i++)
-		rc = add_fixed(x, at, nj_fmt(x, "deny: \"%s\"", s->deny.v[i]), "sbx's default");
+		rc = add_fixed(x, at, list_line(x, "deny", s->deny.v[i]), "sbx's default");
 	if (rc == 0)
 		rc = add_fixed(x, at, nj_fmt(x, "deny_action: %s", s->deny_action == SC_KILL
 					     ? "KILL" : "ERRNO"), "sbx's default");
@@ -402,7 +521,8 @@ static int emit_default_filter(struct nj_xlate *x, const struct ppos *at, const 
 	return rc;
 }
 
-static char *joined_strings(struct nj_xlate *x, size_t *len)
+/* The seccomp_string values joined by newlines; START[i]: where value i begins. */
+static char *joined_strings(struct nj_xlate *x, size_t *len, size_t *start, size_t n)
 {
 	char *s = NULL;
 	FILE *f = open_memstream(&s, len);
@@ -410,8 +530,10 @@ static char *joined_strings(struct nj_xlate *x, size_t *len)
 
 	if (!f)
 		return NULL;
-	for (size_t i = 0; (v = nj_nth(x->top, "seccomp_string", i)); i++)
+	for (size_t i = 0; i < n && (v = nj_nth(x->top, "seccomp_string", i)); i++) {
+		start[i] = (size_t)ftell(f);
 		fprintf(f, "%s\n", v->text);
+	}
 	if (fclose(f) != 0) {
 		free(s);
 		return NULL;
@@ -419,11 +541,53 @@ static char *joined_strings(struct nj_xlate *x, size_t *len)
 	return s;
 }
 
+/* The text at OFF, for a message: its line, printable, cut at 40 bytes. */
+static void quote_at(const char *text, size_t len, size_t off, char *buf, size_t size)
+{
+	size_t n = 0, i = off;
+
+	for (; i < len && text[i] != '\n' && i - off < 40 && n + 8 < size; i++) {
+		unsigned char c = (unsigned char)text[i];
+
+		if (c >= 0x20 && c < 0x7f)
+			buf[n++] = (char)c;
+		else
+			n += (size_t)snprintf(buf + n, size - n, "\\x%02x", c);
+	}
+	buf[n] = '\0';
+	if (i < len && text[i] != '\n')
+		strcpy(buf + n, "...");
+}
+
+/* Text outside the subset: refused at its place in the nsjail file. */
+static int refuse(struct kafel *k, const char *text, size_t len, const size_t *start,
+		  size_t nstart)
+{
+	const struct pvalue *v;
+	size_t i = 0, line = 1;
+	char what[128], where[48] = "";
+
+	while (i + 1 < nstart && start[i + 1] <= k->bad_off)
+		i++;
+	v = nj_nth(k->x->top, "seccomp_string", i);
+	for (size_t p = start[i]; p < k->bad_off && p < len; p++)
+		line += text[p] == '\n';
+	if (line > 1)
+		snprintf(where, sizeof(where), " (line %zu of this string)", line);
+	quote_at(text, len, k->bad_off, what, sizeof(what));
+	return err_set(k->x->err, ERR_CONFIG, 0, "%s:%d:%d: seccomp_string: %s at '%s'%s: sbx "
+		       "translates ALLOW, ERRNO and KILL lists, POLICY, USE, DEFAULT and #define "
+		       "of one number or name, and refuses what it cannot hold rather than allow "
+		       "more; rewrite that part, or drop seccomp_string and write the imported "
+		       "policy's seccomp block (sbx.policy(5))",
+		       v->at.file, v->at.line, v->at.col, k->bad, what, where);
+}
+
 int nj_translate_seccomp(struct nj_xlate *x)
 {
 	struct kafel k = { .x = x, .def = -1 };
-	size_t first = x->n, len = 0;
-	char *text, why[256];
+	size_t len = 0, nstart = 0, *start;
+	char *text;
 	int rc;
 
 	k.at = nj_at(x, x->top, "seccomp_string");
@@ -432,25 +596,24 @@ int nj_translate_seccomp(struct nj_xlate *x)
 					   "filter; sbx's default filter is used (widen it "
 					   "with --seccomp-allow)");
 	k.at = nj_nth(x->top, "seccomp_string", 0)->at;
-	if (!(text = joined_strings(x, &len)))
+	while (nj_nth(x->top, "seccomp_string", nstart))
+		nstart++;
+	start = calloc(nstart, sizeof(*start));
+	text = start ? joined_strings(x, &len, start, nstart) : NULL;
+	if (!text) {
+		free(start);
 		return nj_add(x, SECT_SECCOMP, NULL, NULL, NULL);
+	}
 	rc = scan(&k, text, len);
 	if (rc == 0)
 		rc = parse_body(&k, NULL);
 	if (rc == 0)
 		rc = emit_head(&k);
+	/* outside the subset: a broader filter (sbx's own) would allow more */
+	if (k.bad)
+		rc = refuse(&k, text, len, start, nstart);
 	free(k.t);
 	free(text);
-	if (!k.bad)
-		return rc;
-	/* outside the subset: take back what was added, use sbx's filter */
-	for (size_t i = first; i < x->n; i++) {
-		free(x->v[i].line);
-		free(x->v[i].comment);
-	}
-	x->n = first;
-	snprintf(why, sizeof(why), "seccomp_string: %s at byte %zu of the Kafel text, outside "
-		 "the subset sbx translates (ALLOW/ERRNO/KILL lists, POLICY, USE, DEFAULT); "
-		 "sbx's default filter is used", k.bad, k.bad_off);
-	return emit_default_filter(x, &k.at, why);
+	free(start);
+	return rc;
 }

@@ -52,6 +52,7 @@ static int choose_workspace(struct nj_xlate *x, struct mount_state *st)
 {
 	const struct pvalue *m;
 	const char *ws = NULL;
+	char *q, *line;
 	struct ppos at = { x->file, 0, 0 };
 
 	for (size_t i = 0; (m = nj_nth(x->top, "mount", i)); i++)
@@ -75,9 +76,11 @@ static int choose_workspace(struct nj_xlate *x, struct mount_state *st)
 	}
 	if (!ws)
 		ws = ws_candidates[2];
-	if (!(x->workspace = strdup(ws)))
+	if (!(x->workspace = strdup(ws)) || !(q = nj_quote(ws)))
 		return nj_add(x, SECT_TOP, NULL, NULL, NULL);
-	return nj_add(x, SECT_TOP, &at, nj_fmt(x, "workspace: \"%s\"", ws), "%s",
+	line = nj_fmt(x, "workspace: %s", q);
+	free(q);
+	return nj_add(x, SECT_TOP, &at, line, "%s",
 		      st->ws_mount ? "the bind at the workspace path is sbx's workspace"
 				   : "sbx always mounts a writable workspace (nsjail had none)");
 }

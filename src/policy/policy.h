@@ -177,8 +177,14 @@ void policy_free(struct policy *p);
  * The output parses back to the same policy.
  */
 int policy_write_text(const struct policy *p, FILE *out);
-/* S as a policy string literal ("..." with escapes); S inside a comment,
- * control bytes as '?' so that a newline cannot end the comment. */
+/*
+ * Every writer of policy text goes through these two.  S as a policy
+ * string literal ("..." with C escapes that parse back to S's bytes); S
+ * inside a comment, escaped the same way (quotes as they are) so that a
+ * newline cannot end the comment.  Both escape controls, bytes that are
+ * not UTF-8, U+2028/U+2029 and the bidirectional overrides: the text
+ * shows what it parses as.
+ */
 void policy_write_string(FILE *out, const char *s);
 void policy_write_comment_text(FILE *out, const char *s);
 

@@ -9,32 +9,82 @@
  */
 #include "policy/internal.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "base/utf8.h"
+
+/*
+ * Whether the character at P (AVAIL bytes left) may be written as it is;
+ * *LEN gets its length (1 for a byte that starts no UTF-8 sequence).  Not
+ * plain: C0 and C1 controls and DEL (a newline would end a comment and
+ * start policy text; the others move terminals), the line and paragraph
+ * separators (editors break the line there), the bidirectional marks and
+ * overrides (the text would show in another order than it parses), and
+ * bytes that are not UTF-8.
+ */
+static bool plain_char(const unsigned char *p, size_t avail, size_t *len)
+{
+	size_t prefix, n = utf8_seq_len(p, avail, &prefix);
+	uint32_t cp;
+
+	*len = n ? n : 1;
+	if (n == 0)
+		return false;
+	if (n == 1)
+		return *p >= 0x20 && *p < 0x7f;
+	cp = p[0] & (0x7f >> n);
+	for (size_t i = 1; i < n; i++)
+		cp = (cp << 6) | (p[i] & 0x3f);
+	return !(cp <= 0x9f || cp == 0x061c || cp == 0x200e || cp == 0x200f ||
+		 (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069));
+}
+
+/* The letter of C's one-letter escape ("\\n"), or 0; QUOTED: inside "". */
+static int short_escape(unsigned char c, bool quoted)
+{
+	switch (c) {
+	case '\n': return 'n';
+	case '\t': return 't';
+	case '\r': return 'r';
+	case '\\': return '\\';
+	case '"': return quoted ? '"' : 0;
+	default: return 0;
+	}
+}
+
+/* S with C escapes the lexer decodes back to the same bytes. */
+static void write_escaped(FILE *out, const char *s, bool quoted)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t left = strlen(s), n = 1;
+
+	for (; left > 0; p += n, left -= n) {
+		int letter = short_escape(*p, quoted);
+
+		n = 1;
+		if (letter)
+			fprintf(out, "\\%c", letter);
+		else if (plain_char(p, left, &n))
+			fwrite(p, 1, n, out);
+		else
+			for (size_t i = 0; i < n; i++) /* three digits: never eats a digit after */
+				fprintf(out, "\\%03o", p[i]);
+	}
+}
 
 void policy_write_string(FILE *out, const char *s)
 {
 	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(out, "\\%c", *p);
-		else if (*p == '\n')
-			fputs("\\n", out);
-		else if (*p == '\t')
-			fputs("\\t", out);
-		else if (*p < 0x20 || *p == 0x7f)
-			fprintf(out, "\\%03o", *p); /* three digits: never eats a following digit */
-		else
-			fputc(*p, out);
-	}
+	write_escaped(out, s, true);
 	fputc('"', out);
 }
 
 /* Text inside a comment: a newline in a file name must not end the comment. */
 void policy_write_comment_text(FILE *out, const char *s)
 {
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-		fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, out);
+	write_escaped(out, s, false);
 }
 
 static void write_origin(FILE *out, const struct origin *o)

@@ -39,4 +39,43 @@ static inline void assert_has_line(const char *text, const char *line)
 	free(hay);
 }
 
+/*
+ * TEXT, a policy, without its comments: each line up to a '#' outside a
+ * string, trailing blanks dropped, empty lines left out; malloc'd.  Two
+ * policies with the same fields in the same order give the same text.
+ */
+static inline char *policy_without_comments(const char *text)
+{
+	char *out = malloc(strlen(text) + 2), *o = out;
+	int quote = 0;
+	bool comment = false;
+
+	cr_assert_not_null(out);
+	for (const char *p = text; *p; p++) {
+		if (*p == '\n') {
+			while (o > out && (o[-1] == ' ' || o[-1] == '\t'))
+				o--;
+			if (o > out && o[-1] != '\n')
+				*o++ = '\n';
+			comment = false;
+			quote = 0;
+			continue;
+		}
+		if (comment)
+			continue;
+		if (!quote && *p == '#') {
+			comment = true;
+			continue;
+		}
+		if (quote && *p == '\\' && p[1] && p[1] != '\n') {
+			*o++ = *p++;
+		} else if (*p == '"' || *p == '\'') {
+			quote = !quote ? *p : quote == *p ? 0 : quote;
+		}
+		*o++ = *p;
+	}
+	*o = '\0';
+	return out;
+}
+
 #endif

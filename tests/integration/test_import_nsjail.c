@@ -35,7 +35,8 @@ static char *write_cfg(const char *dir, const char *name, const char *text)
 /* Every config under tests/nsjail/ imports, and sbx check accepts the result. */
 Test(import_nsjail, every_sample_config_imports_and_passes_check)
 {
-	const char *names[] = { "interpreter-service.cfg", "all-fields.cfg" };
+	const char *names[] = { "interpreter-service.cfg", "all-fields.cfg",
+				"kafel-define.cfg" };
 	char *dir = make_temp_dir();
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
@@ -245,6 +246,58 @@ Test(import_nsjail, explain_and_errors_name_lines_of_the_nsjail_file)
 	free(hidden);
 }
 
+/* nsjail config values and file names an attacker chose (a service that
+ * imports configs it was sent): newlines, CR, quotes, backslashes, '}' and
+ * '#', controls, U+2028 and U+202E in every string the import writes, as a
+ * value or in a comment.  None may add a mount or set the network. */
+Test(import_nsjail, hostile_strings_add_nothing_to_the_imported_policy)
+{
+	char *dir = make_temp_dir();
+	char *cfg = write_cfg(dir, "h\nnetwork: HOST\n#.cfg",
+		"name: \"n\\nmount { dst: \\\"/h1\\\" type: TMPFS }\\r\\\"'\\\\}#\\013\\014\\001"
+		"\\177\\302\\205\\342\\200\\250\\342\\200\\256\"\n"
+		"description: \"d\\n}\\nnetwork: HOST #\"\n"
+		"hostname: \"h\\nnetwork: HOST\"\n"
+		"envar: \"A=\\n}\\nmount { dst: \\\"/h3\\\" type: TMPFS }#\\\"\\\\\\001\"\n"
+		"envar: \"B\\nnetwork: HOST\"\n"
+		"mount { src: \"/usr\" dst: \"/usr\" is_bind: true }\n"
+		"mount { src: \"/tmp\" dst: \"/x\\nmount { dst: \\\"/h4\\\" type: TMPFS }\" "
+		"is_bind: true }\n"
+		"exec_bin { path: \"/bin/echo\" arg: \"a\\nmount { dst: \\\"/h5\\\" type: TMPFS }\" }\n");
+	char *out = xasprintf("%s/imported.policy", dir);
+	char *fields, *explained;
+	struct sbx_result r;
+
+	sbx_run(&r, &(struct sbx_opts){ .no_record = true },
+		SBX_ARGV("import", "nsjail", cfg, "-o", out));
+	cr_assert_eq(r.exit_status, 0, "exit %d: %s", r.exit_status, r.err);
+	sbx_result_free(&r);
+	explained = slurp_file(out);
+	fields = policy_without_comments(explained);
+	cr_expect(strstr(fields, "\nnetwork: LOOPBACK\n") && !strstr(fields, "HOST\n"),
+		  "a string set the network:\n%s", explained);
+	assert_has_line(fields, "env: \"A=\\n}\\nmount { dst: \\\"/h3\\\" type: TMPFS }#\\\"\\\\\\001\"");
+	free(fields);
+	free(explained);
+	sbx_run(&r, &(struct sbx_opts){ .no_record = true }, SBX_ARGV("check", out));
+	cr_expect_eq(r.exit_status, 0, "sbx check refuses the import: %s", r.err);
+	sbx_result_free(&r);
+	/* what the loader makes of it: the one mount asked for, nothing else */
+	sbx_run(&r, &(struct sbx_opts){ .no_record = true }, SBX_ARGV("explain", "-p", out));
+	cr_assert_eq(r.exit_status, 0, "%s", r.err);
+	fields = policy_without_comments(r.out);
+	cr_expect_null(strstr(fields, "\nmount { dst: \"/h"), "a string added a mount:\n%s", r.out);
+	cr_expect(strstr(fields, "\nmount { dst: \"/usr\" type: BIND src: \"/usr\" }\n"), "%s",
+		  r.out);
+	cr_expect(strstr(fields, "\nnetwork: LOOPBACK\n"), "%s", r.out);
+	free(fields);
+	sbx_result_free(&r);
+	rm_tree(dir);
+	free(dir);
+	free(cfg);
+	free(out);
+}
+
 /* Hostile or broken input: 125 and one "sbx: FILE:LINE:COL: ..." line,
  * from both import and run, never a crash. */
 static void expect_clean_error(const char *dir, const char *name, const char *text,
@@ -292,6 +345,127 @@ Test(import_nsjail, hostile_configs_fail_cleanly)
 	free(big);
 	rm_tree(dir);
 	free(dir);
+}
+
+/* Kafel that sbx cannot translate used to become sbx's own filter (~300
+ * calls) with one warning: a config that allowed 3 calls ran with 300.
+ * Now it is refused, naming the construct and its line. */
+Test(import_nsjail, a_filter_sbx_cannot_translate_is_refused_not_widened)
+{
+	char *dir = make_temp_dir();
+	const char *inc = "time_limit: 5\nseccomp_string: \"ALLOW { read, write }\"\n"
+			  "seccomp_string: \"#include \\\"more.kafel\\\"\"\n"
+			  "seccomp_string: \"DEFAULT KILL\"\n";
+	const char *expr = "seccomp_string: \"ALLOW { read }\\n#define FLAGS (1|2)\\nDEFAULT KILL\"\n";
+	const char *bynum = "seccomp_string: \"ALLOW { read, SYSCALL[1] } DEFAULT KILL\"\n";
+
+	expect_clean_error(dir, "include.cfg", inc, strlen(inc),
+			   ":3:17: seccomp_string: #include (sbx reads no other file) at "
+			   "'#include \"more.kafel\"': sbx translates ALLOW, ERRNO and KILL lists");
+	expect_clean_error(dir, "expr.cfg", expr, strlen(expr),
+			   ":1:17: seccomp_string: a #define of something other than one number "
+			   "or name at '#define FLAGS (1|2)' (line 2 of this string): ");
+	expect_clean_error(dir, "bynum.cfg", bynum, strlen(bynum),
+			   ":1:17: seccomp_string: SYSCALL[n], a call by number at 'SYSCALL[1] } DEFAULT KILL': ");
+	rm_tree(dir);
+	free(dir);
+}
+
+/* `sbx explain -p nsjail:CFG` without comments; the import must succeed. */
+static char *imported_fields(const char *cfg)
+{
+	char *p = xasprintf("nsjail:%s", cfg), *fields;
+	struct sbx_result r;
+
+	sbx_run(&r, &(struct sbx_opts){ .no_record = true }, SBX_ARGV("explain", "-p", p));
+	cr_assert_eq(r.exit_status, 0, "exit %d: %s", r.exit_status, r.err);
+	fields = policy_without_comments(r.out);
+	sbx_result_free(&r);
+	free(p);
+	return fields;
+}
+
+/* Real configs name constants with #define (Kafel's macro for a number):
+ * that is no reason to run under a wider filter. */
+Test(import_nsjail, a_define_of_a_number_is_a_constant_of_the_translated_filter)
+{
+	char *dir = make_temp_dir();
+	char *cfg = write_cfg(dir, "def.cfg",
+		"seccomp_string: \"#define EPERM_ 1\"\n"
+		"seccomp_string: \"#define DENIED EPERM_\"\n"
+		"seccomp_string: \"ALLOW { read, write, exit_group }\"\n"
+		"seccomp_string: \"ERRNO(DENIED) { socket }\"\n"
+		"seccomp_string: \"DEFAULT ERRNO(EPERM_)\"\n");
+	char *fields = imported_fields(cfg);
+
+	cr_expect_null(strstr(fields, "@default"), "sbx's own filter was used:\n%s", fields);
+	cr_expect(strstr(fields, "  default_action: ERRNO\n  errno: 1\n"), "%s", fields);
+	cr_expect(strstr(fields, "  allow: [\"read\", \"write\", \"exit_group\"]\n") ||
+		  (strstr(fields, "  allow: \"read\"\n") && strstr(fields, "  allow: \"write\"\n") &&
+		   strstr(fields, "  allow: \"exit_group\"\n")), "%s", fields);
+	cr_expect(strstr(fields, "  deny: \"socket\"\n"), "%s", fields);
+	free(fields);
+	rm_tree(dir);
+	free(dir);
+	free(cfg);
+}
+
+/* ALLOW + DEFAULT KILL: the calls listed, nothing else, and a kill. */
+Test(import_nsjail, allow_with_default_kill_is_that_list_and_a_kill)
+{
+	char *dir = make_temp_dir();
+	char *cfg = write_cfg(dir, "ak.cfg",
+		"seccomp_string: \"ALLOW { read, write, exit_group } DEFAULT KILL\"\n");
+	char *fields = imported_fields(cfg);
+
+	cr_expect(strstr(fields, "  default_action: KILL\n"), "%s", fields);
+	cr_expect_null(strstr(fields, "@default"), "%s", fields);
+	cr_expect_null(strstr(fields, "  deny:"), "%s", fields);
+	free(fields);
+	rm_tree(dir);
+	free(dir);
+	free(cfg);
+}
+
+/* A config that kills uname and fails socket with EPERM: sbx has one deny
+ * action, and it used to be EPERM for both, so a program nsjail would kill
+ * went on after a failed call.  The stricter one, KILL, is kept. */
+Test(import_nsjail, a_killed_call_kills_the_run_even_next_to_an_errno_list)
+{
+	REQUIRE_USERNS();
+	char *dir = make_temp_dir();
+	char *cfg = write_cfg(dir, "kill.cfg", SYSTEM_MOUNTS
+		"seccomp_string: \"ERRNO(1) { socket } KILL { uname } DEFAULT ALLOW\"\n");
+	char *p = xasprintf("nsjail:%s", cfg);
+	struct sbx_result r;
+
+	sbx_run(&r, NULL, SBX_ARGV("run", "-p", p, "--", "/bin/uname"));
+	ASSERT_STATUS(&r, "seccomp");
+	cr_expect_null(strstr(r.out, "Linux"), "uname ran: %s", r.out);
+	sbx_result_free(&r);
+	rm_tree(dir);
+	free(dir);
+	free(cfg);
+	free(p);
+}
+
+/* A KILL list alone: killed, not EPERM. */
+Test(import_nsjail, a_kill_list_kills_the_run)
+{
+	REQUIRE_USERNS();
+	char *dir = make_temp_dir();
+	char *cfg = write_cfg(dir, "k.cfg", SYSTEM_MOUNTS
+		"seccomp_string: \"KILL { uname } DEFAULT ALLOW\"\n");
+	char *p = xasprintf("nsjail:%s", cfg);
+	struct sbx_result r;
+
+	sbx_run(&r, NULL, SBX_ARGV("run", "-p", p, "--", "/bin/uname"));
+	ASSERT_STATUS(&r, "seccomp");
+	sbx_result_free(&r);
+	rm_tree(dir);
+	free(dir);
+	free(cfg);
+	free(p);
 }
 
 Test(import_nsjail, usage_errors)

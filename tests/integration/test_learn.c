@@ -96,6 +96,62 @@ Test(learn, grouped_calls_stay_refused_and_are_listed)
 	free(bind);
 }
 
+/* Hostile bytes for a policy writer: a newline that would end a comment and
+ * start a mount of the host, CR, quotes, backslash, '}' and '#', bytes that
+ * are not UTF-8, other controls, U+2028 (a line break to editors) and
+ * U+202E (shows text in another order than it parses). */
+#define HOSTILE_TAIL "\r\"'\\}#\xff\xc3(\v\f\x01\x7f\xc2\x85\xe2\x80\xa8\xe2\x80\xae"
+#define HOSTILE_MOUNT(dir) \
+	"x\nmount { dst: \"/host\" type: BIND src: \"" dir "\" rw: true }\n#" HOSTILE_TAIL
+
+/* `sbx explain -p FILE` (or the default policy: FILE NULL), without comments. */
+static char *explained_fields(const char *file)
+{
+	struct sbx_result r;
+	char *fields;
+
+	if (file)
+		sbx_run(&r, &(struct sbx_opts){ .no_record = true }, SBX_ARGV("explain", "-p", file));
+	else
+		sbx_run(&r, &(struct sbx_opts){ .no_record = true }, SBX_ARGV("explain"));
+	cr_assert_eq(r.exit_status, 0, "sbx explain%s%s: %s", file ? " -p " : "",
+		     file ? file : "", r.err);
+	fields = policy_without_comments(r.out);
+	sbx_result_free(&r);
+	return fields;
+}
+
+/* Argv often carries file names an attacker chose: one with a newline must
+ * not end the header comment and add a writable bind of the host (or any
+ * field) to the policy that `sbx check` then accepts. */
+Test(learn, a_newline_in_an_argument_adds_nothing_to_the_learned_policy)
+{
+	struct sbx_opts quiet = { .no_record = true };
+	struct sbx_result r;
+	char *dir = make_temp_dir(), *policy, *want, *got, *fields;
+
+	sbx_run(&r, &quiet, SBX_ARGV("learn", "-q", "--", "/bin/true",
+				     HOSTILE_MOUNT("/tmp"), "tab\there", "\\n"));
+	cr_assert_eq(r.exit_status, 0, "sbx learn exited %d:\n%s", r.exit_status, r.err);
+	fields = policy_without_comments(r.out);
+	cr_expect_null(strstr(fields, "/host"), "the argument left its comment:\n%s", r.out);
+	free(fields);
+	policy = write_file(dir, "learned.policy", r.out);
+	sbx_result_free(&r);
+	sbx_run(&r, &quiet, SBX_ARGV("check", policy));
+	cr_assert_eq(r.exit_status, 0, "sbx check rejects the learned policy:\n%s", r.err);
+	sbx_result_free(&r);
+	/* /bin/true needs nothing outside the default: the same fields */
+	want = explained_fields(NULL);
+	got = explained_fields(policy);
+	cr_expect_str_eq(got, want, "the learned policy is not the default one");
+	free(want);
+	free(got);
+	rm_tree(dir);
+	free(policy);
+	free(dir);
+}
+
 Test(learn, json_is_a_usage_error)
 {
 	struct sbx_opts o = { .record_on_stdout = true };

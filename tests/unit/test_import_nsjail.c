@@ -461,14 +461,46 @@ Test(import_nsjail, kafel_argument_filters_fail_closed)
 	done(&p, &r);
 }
 
-Test(import_nsjail, kafel_outside_the_subset_falls_back_to_sbxs_filter)
+/* sbx's own filter allows ~300 calls: never a stand-in for one it cannot read. */
+Test(import_nsjail, kafel_outside_the_subset_is_refused)
+{
+	const char *inc = "seccomp_string: \"#include \\\"x\\\"\\nALLOW { read } DEFAULT KILL\"";
+	const char *expr = "seccomp_string: \"#define X 1 + 1\\nALLOW { read } DEFAULT KILL\"";
+	const char *call = "seccomp_string: \"#define X 1\\nALLOW { X } DEFAULT KILL\"";
+	const char *action = "seccomp_string: \"ALLOW { read }\"\nseccomp_string: \"NOPE { write }\"";
+
+	refused(inc, strlen(inc), "t.cfg:1:17: seccomp_string: #include");
+	refused(expr, strlen(expr), "t.cfg:1:17: seccomp_string: a #define of something other");
+	refused(call, strlen(call), "t.cfg:1:17: seccomp_string: a #define'd name where");
+	refused(action, strlen(action), "t.cfg:2:17: seccomp_string: an unknown action at 'NOPE");
+}
+
+/* #define NAME VALUE is a constant; names may name other names. */
+Test(import_nsjail, kafel_define_is_a_constant)
 {
 	struct policy p;
 	struct import_result r;
 
-	translate("seccomp_string: \"#define X 1\\nALLOW { read } DEFAULT KILL\"", &p, &r);
-	cr_expect(has_str(&p.seccomp.allow, "@default"));
-	cr_expect(has_note(&r, "t.cfg:1:17", "outside"));
+	translate("seccomp_string: \"#define A 13\\n#define B A\\n"
+		  "ALLOW { read } DEFAULT ERRNO(B)\"", &p, &r);
+	cr_expect(!has_str(&p.seccomp.allow, "@default"));
+	cr_expect(has_str(&p.seccomp.allow, "read"));
+	cr_expect_eq(p.seccomp.default_action, SC_ERRNO);
+	cr_expect_eq(p.seccomp.errno_value, 13);
+	done(&p, &r);
+}
+
+/* One deny action for all lists: a KILL list next to an ERRNO one keeps KILL. */
+Test(import_nsjail, kafel_kill_and_errno_lists_all_kill)
+{
+	struct policy p;
+	struct import_result r;
+
+	translate("seccomp_string: \"KILL { ptrace } ERRNO(1) { socket } DEFAULT ALLOW\"", &p, &r);
+	cr_expect(has_str(&p.seccomp.deny, "ptrace"));
+	cr_expect(has_str(&p.seccomp.deny, "socket"));
+	cr_expect_eq(p.seccomp.deny_action, SC_KILL);
+	cr_expect(has_note(&r, NULL, "the ERRNO ones too"));
 	done(&p, &r);
 }
 
