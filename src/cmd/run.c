@@ -326,13 +326,8 @@ static int prepare(struct run_ctx *c, int argc, char **argv, struct sbx_err *err
 /* A step that ran out of fds or processes names the ulimit, whichever step. */
 static void fail_result(struct run_ctx *c, struct sbx_err *err)
 {
-	struct result *r = &c->res;
-
 	err_name_limit(err);
-	r->status = err->kind == ERR_SETUP ? ST_SETUP_ERROR : ST_CONFIG_ERROR;
-	r->retryable = err->kind == ERR_SETUP && err->retryable;
-	snprintf(r->message, sizeof(r->message), "%.511s", err->msg);
-	r->exit_status = 125;
+	result_set_error(&c->res, err);
 	err_print(stderr, "sbx: ", err->msg);
 	c->said = true;
 }

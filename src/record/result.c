@@ -110,6 +110,17 @@ void result_free(struct result *r)
 	r->denied = NULL;
 }
 
+void result_set_error(struct result *r, const struct sbx_err *err)
+{
+	bool callers = err->kind == ERR_USAGE || err->kind == ERR_CONFIG;
+
+	r->status = callers ? ST_CONFIG_ERROR : ST_SETUP_ERROR;
+	r->retryable = !callers && (err->kind != ERR_SETUP || err->retryable);
+	r->exit_status = 125;
+	snprintf(r->message, sizeof(r->message), "%.511s",
+		 err->msg[0] ? err->msg : "sbx failed before the program ran");
+}
+
 void record_name_or_number(char *buf, size_t size, const char *prefix, const char *name, int n)
 {
 	if (name)

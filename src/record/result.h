@@ -94,6 +94,17 @@ struct result {
 void result_init(struct result *r);
 void result_free(struct result *r);
 
+/*
+ * sbx's own failure ERR, before or instead of a run: exit 125 and ERR's
+ * message.  The one mapping from error kind to status: a bad command
+ * line or policy is config-error (fixing it is the caller's part, so
+ * never retryable); anything else is setup-error, retryable when the
+ * jail's step said its cause was transient, and always for sbx's internal
+ * failures (out of memory, a failed epoll_wait), which no change of the
+ * caller's would fix and which may pass on the next try.
+ */
+void result_set_error(struct result *r, const struct sbx_err *err);
+
 /* An abort signal SIG (0: none) that came after the jail was gone, during
  * -o's copy or the workspace's removal: R becomes `aborted`, 128 + SIG,
  * its message kept after the cause (requirements item 29: every phase). */

@@ -34,8 +34,9 @@ bool cgfile_has_word(const char *text, size_t len, const char *word);
 int cgfile_procs(const char *text, size_t len, long pid, size_t *count, bool *only);
 
 /*
- * The owner pid in a run cgroup's name "sbx-run.PID.N"; -1 when NAME is
- * not one.
+ * The pid in a run cgroup's name "sbx-run.PID.N"; -1 when NAME is not one.
+ * It only makes names unique: it is no evidence of who owns the cgroup
+ * now (another pid namespace, a reused pid); the owner's lock is.
  */
 long cgfile_run_owner(const char *name);
 

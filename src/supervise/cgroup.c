@@ -8,6 +8,10 @@
  * and no processes.  A delegated cgroup that sbx itself sits in is made
  * so by moving sbx into a leaf, and only when sbx is alone in it: moving
  * other people's processes is not sbx's business.
+ *
+ * Each run's sbx holds a flock on its run cgroup for the run's life; a
+ * run cgroup nobody holds is one whose sbx died, and the next run that
+ * makes a cgroup in the same parent reclaims it.
  */
 #include "supervise/cgroup.h"
 
@@ -19,6 +23,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/xattr.h>
@@ -237,12 +242,15 @@ static int claim_own(struct cgroup_run *cg, const char *dir)
 	return -1;
 }
 
-static bool owner_alive(long pid)
-{
-	return kill((pid_t)pid, 0) == 0 || errno == EPERM;
-}
-
-/* Runs whose sbx died (kill -9) left their cgroup: kill what is in it, remove. */
+/*
+ * Runs whose sbx died (kill -9) left their cgroup: kill what is in it and
+ * remove it.  The only evidence of an owner is its lock: the sbx that made
+ * a run cgroup holds flock(LOCK_EX) on it from mkdir to rmdir, the kernel
+ * drops it when that sbx dies, and it means the same in every pid
+ * namespace.  The pid in the name proves nothing: a caller in another pid
+ * namespace (another container on the same delegated parent) cannot see
+ * a live owner's pid, and a dead owner's pid may be reused.
+ */
 static void reclaim(const char *parent)
 {
 	DIR *d = opendir(parent);
@@ -252,13 +260,19 @@ static void reclaim(const char *parent)
 	if (!d)
 		return;
 	while ((e = readdir(d))) {
-		long owner = cgfile_run_owner(e->d_name);
-		if (owner < 0 || owner_alive(owner))
+		if (cgfile_run_owner(e->d_name) < 0)
 			continue;
-		if ((size_t)snprintf(path, sizeof(path), "%s/%s", parent, e->d_name) >= sizeof(path))
+		int fd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		/* held (or unknowable): a live run, someone else's to end */
+		if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) != 0 ||
+		    (size_t)snprintf(path, sizeof(path), "%s/%s", parent, e->d_name) >= sizeof(path)) {
+			if (fd >= 0)
+				close(fd);
 			continue;
+		}
 		(void)write_at(path, "cgroup.kill", "1");
 		(void)rmdir(path); /* still populated: the next run tries again */
+		close(fd);
 	}
 	closedir(d);
 }
@@ -292,13 +306,14 @@ fail_mem:
 	return -1;
 }
 
-static int make_run(struct cgroup_run *cg, const char *parent, const struct policy *p)
+/* Create and lock the run's cgroup in PARENT, with P's limits. */
+static int create_run(struct cgroup_run *cg, const char *parent, const struct policy *p)
 {
-	reclaim(parent);
 	for (int tries = 0; tries < 100; tries++) {
 		if ((size_t)snprintf(cg->path, sizeof(cg->path), "%s/sbx-run.%d.%u", parent,
 				     (int)getpid(), run_seq++) >= sizeof(cg->path)) {
 			snprintf(cg->why, sizeof(cg->why), "cgroup path too long under %.200s", parent);
+			cg->path[0] = '\0';
 			return -1;
 		}
 		if (mkdir(cg->path, 0755) == 0)
@@ -306,18 +321,44 @@ static int make_run(struct cgroup_run *cg, const char *parent, const struct poli
 		if (errno != EEXIST || tries == 99) {
 			snprintf(cg->why, sizeof(cg->why), "cannot create a cgroup in %.200s: %.200s",
 				 parent, strerror(errno));
+			cg->path[0] = '\0';
 			return -1;
 		}
 	}
 	cg->dir_fd = open(cg->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (cg->dir_fd < 0 || write_limits(cg->path, p, cg->why, sizeof(cg->why)) != 0) {
-		if (cg->dir_fd < 0)
-			snprintf(cg->why, sizeof(cg->why), "open %.200s: %.200s", cg->path, strerror(errno));
+	/* the lock says "alive" to every other sbx's reclaim (reclaim()) */
+	if (cg->dir_fd < 0 || flock(cg->dir_fd, LOCK_EX | LOCK_NB) != 0) {
+		snprintf(cg->why, sizeof(cg->why), "%s %.200s: %.200s", cg->dir_fd < 0 ? "open" :
+			 "flock", cg->path, strerror(errno));
+		cgroup_close(cg);
+		return -1;
+	}
+	if (write_limits(cg->path, p, cg->why, sizeof(cg->why)) != 0) {
 		cgroup_close(cg);
 		return -1;
 	}
 	cg->active = true;
 	return 0;
+}
+
+static int make_run(struct cgroup_run *cg, const char *parent, const struct policy *p)
+{
+	int parent_fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc;
+
+	/* between mkdir and flock a new run cgroup is unlocked: the parent's
+	 * lock keeps every reclaim out of that window (it is held for a few
+	 * syscalls, never across a run) */
+	if (parent_fd < 0 || flock(parent_fd, LOCK_EX) != 0) {
+		snprintf(cg->why, sizeof(cg->why), "cannot lock %.200s: %.200s", parent,
+			 strerror(errno));
+		if (parent_fd >= 0)
+			close(parent_fd);
+		return -1;
+	}
+	reclaim(parent);
+	rc = create_run(cg, parent, p);
+	close(parent_fd);
+	return rc;
 }
 
 /* The parent a run would use without --cgroup-parent; -1 with WHY. */
@@ -477,17 +518,18 @@ static bool wait_empty(const char *dir)
 
 void cgroup_close(struct cgroup_run *cg)
 {
+	if (cg->path[0]) {
+		/* nothing outlives the run: not a double-forked daemon, not a SIGTERM-proof one */
+		(void)write_at(cg->path, "cgroup.kill", "1");
+		(void)wait_empty(cg->path);
+		for (int i = 0; i < 50 && rmdir(cg->path) != 0 && errno == EBUSY; i++)
+			usleep(10000);
+		cg->path[0] = '\0';
+	}
+	/* only now drop the lock: a cgroup left behind is then the next run's to reclaim */
 	if (cg->dir_fd >= 0)
 		close(cg->dir_fd);
 	cg->dir_fd = -1;
-	if (!cg->path[0])
-		return;
-	/* nothing outlives the run: not a double-forked daemon, not a SIGTERM-proof one */
-	(void)write_at(cg->path, "cgroup.kill", "1");
-	(void)wait_empty(cg->path);
-	for (int i = 0; i < 50 && rmdir(cg->path) != 0 && errno == EBUSY; i++)
-		usleep(10000);
-	cg->path[0] = '\0';
 }
 
 int cgroup_probe(char *out, size_t outlen, char *why, size_t whylen)

@@ -6,8 +6,11 @@
  * Delegate=yes sbx ...`: sbx moves itself into a leaf sbx-supervisor and
  * enables the controllers); else, for root on a pure cgroup v2 host,
  * /sys/fs/cgroup/sbx.  Each run gets a child sbx-run.PID.N with memory.max,
- * memory.swap.max 0, memory.oom.group 1 and pids.max; the jail's init is
- * cloned straight into it (jail_spec.cgroup_fd).  Without any, the run
+ * memory.swap.max 0, memory.oom.group 1 and pids.max, which its sbx holds
+ * flock(LOCK_EX) on until it is removed; the jail's init is cloned
+ * straight into it (jail_spec.cgroup_fd).  A child nobody holds is one
+ * whose sbx died: the next run in that parent kills what is in it and
+ * removes it.  Without any, the run
  * goes on under rlimits and sbx's meter and `why` says what was missing.
  */
 #ifndef SBX_CGROUP_H

@@ -32,15 +32,6 @@ static void say(struct result *r, const char *fmt, ...)
 	va_end(ap);
 }
 
-void result_from_err(struct result *res, const struct sbx_err *err)
-{
-	res->status = (err->kind == ERR_USAGE || err->kind == ERR_CONFIG) ? ST_CONFIG_ERROR
-									  : ST_SETUP_ERROR;
-	res->exit_status = 125;
-	res->retryable = err->retryable;
-	say(res, "%s", err->msg[0] ? err->msg : "sbx failed before the program ran");
-}
-
 static double ms_between(int64_t a, int64_t b)
 {
 	return (double)(b - a) / 1e6;

@@ -130,7 +130,5 @@ void sup_check_files_at_end(struct sup *s);
 
 /* classify.c: fill s->res from the facts once the run settled. */
 void sup_classify(struct sup *s);
-/* classify.c: a result for a failure before or outside the run. */
-void result_from_err(struct result *res, const struct sbx_err *err);
 
 #endif

@@ -24,9 +24,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "jail/scnotify.h"
@@ -48,10 +48,17 @@ static void set_why(struct notifier *n, const char *why)
 		snprintf(n->learned->why_none, sizeof(n->learned->why_none), "%s", why);
 }
 
+static void close_wake(struct notifier *n)
+{
+	if (n->wake_fd >= 0)
+		close(n->wake_fd);
+	n->wake_fd = -1;
+}
+
 void notify_init(struct notifier *n, const struct vlog *log, struct learned_calls *learned)
 {
 	memset(n, 0, sizeof(*n));
-	n->fd = -1;
+	n->fd = n->wake_fd = -1;
 	n->vlog = (struct vlog){ .on = log->on, .who = "notify ", .t0_ns = log->t0_ns };
 	n->learned = learned;
 	set_why(n, "the program never started");
@@ -263,22 +270,16 @@ static void answer(struct notifier *n, const struct seccomp_notif *req)
 	}
 }
 
-/* One notification; false once no filtered task is left. */
-static bool serve_one(struct notifier *n)
+/* One notification that poll() said is waiting (RECV then takes it at once,
+ * or fails with ENOENT when its caller died meanwhile: it never blocks). */
+static void serve_one(struct notifier *n)
 {
 	struct seccomp_notif req;
-	struct pollfd pfd = { .fd = n->fd, .events = POLLIN };
 
 	/* the kernel wants a zeroed buffer */
 	memset(&req, 0, sizeof(req));
-	if (ioctl(n->fd, SECCOMP_IOCTL_NOTIF_RECV, &req) == 0) {
+	if (ioctl(n->fd, SECCOMP_IOCTL_NOTIF_RECV, &req) == 0)
 		answer(n, &req);
-		return true;
-	}
-	if (errno == EINTR)
-		return true;
-	/* ENOENT: the caller died before we took it, or the filter is orphaned */
-	return errno == ENOENT && !(poll(&pfd, 1, 0) > 0 && (pfd.revents & POLLHUP));
 }
 
 /*
@@ -310,13 +311,33 @@ static bool short_slice(void)
 	return syscall(SYS_sched_setattr, 0, &a, 0) == 0;
 }
 
+/*
+ * The thread waits in poll(), never in RECV: a RECV with no notification
+ * blocks for as long as a filtered task lives (and on kernels before 6.6
+ * even after the last is gone), so a join could hang or time out and leave
+ * the thread reading its notifier in a dead frame.  The wake eventfd ends
+ * the wait whatever the tasks do, so notify_stop() always joins it.
+ */
 static void *serve(void *arg)
 {
 	struct notifier *n = arg;
 
 	n->short_slice = short_slice();
-	while (serve_one(n))
-		;
+	for (;;) {
+		struct pollfd pfd[2] = { { .fd = n->fd, .events = POLLIN },
+					 { .fd = n->wake_fd, .events = POLLIN } };
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (pfd[1].revents)
+			break; /* notify_stop: the jail is gone, nothing is left to answer */
+		if (pfd[0].revents & POLLIN)
+			serve_one(n);
+		else if (pfd[0].revents)
+			break; /* POLLHUP: the last filtered task is gone */
+	}
 	return NULL;
 }
 
@@ -330,12 +351,18 @@ int notify_start(struct notifier *n)
 		return n->threaded ? 0 : -1;
 	/* Linux 6.6+: the answer runs the caller on this CPU at once */
 	n->sync_wake = ioctl(n->fd, SECCOMP_IOCTL_NOTIF_SET_FLAGS, flags) == 0;
-	if (pthread_attr_init(&attr) != 0)
+	/* without a sure way to stop it, no thread: the loop serves instead */
+	n->wake_fd = eventfd(0, EFD_CLOEXEC);
+	if (n->wake_fd < 0 || pthread_attr_init(&attr) != 0) {
+		close_wake(n);
 		return -1;
+	}
 	pthread_attr_setstacksize(&attr, SERVE_STACK);
 	rc = pthread_create(&n->thread, &attr, serve, n);
 	pthread_attr_destroy(&attr);
 	n->threaded = rc == 0;
+	if (!n->threaded)
+		close_wake(n);
 	vlog_line(&n->vlog, "serving the listener in a thread%s%s",
 		  n->sync_wake ? " (sync wake-up)" : "",
 		  n->threaded ? "" : ": failed, serving from the loop");
@@ -353,27 +380,23 @@ void notify_serve_one(struct notifier *n)
 {
 	/* from the loop: only what is there, never a blocking wait */
 	if (notify_pending(n))
-		(void)serve_one(n);
+		serve_one(n);
 }
 
 void notify_stop(struct notifier *n, struct denied_report **out)
 {
-	struct timespec deadline;
+	uint64_t one = 1;
 
 	if (n->threaded) {
-		/* every filtered task is gone, so RECV returns; the bound is
-		 * against a kernel that would not say so */
-		clock_gettime(CLOCK_REALTIME, &deadline);
-		deadline.tv_sec += 2;
-		if (pthread_timedjoin_np(n->thread, NULL, &deadline) != 0) {
-			vlog_line(&n->vlog, "the serving thread did not end; the report is dropped");
-			pthread_detach(n->thread);
-			/* it may still write: leak its table and fd, not the run */
-			n->report = NULL;
-			n->fd = -1;
-		}
+		/* its state is in the caller's frame: it must end before that
+		 * does, so wake its poll and join it, never detach it (a write
+		 * to an eventfd below its maximum count cannot fail) */
+		while (write(n->wake_fd, &one, sizeof(one)) < 0 && errno == EINTR)
+			;
+		pthread_join(n->thread, NULL);
 		n->threaded = false;
 	}
+	close_wake(n);
 	if (n->fd >= 0)
 		close(n->fd);
 	n->fd = -1;

@@ -6,11 +6,14 @@
  *
  * The listener arrives from the target over the control socket
  * (CTL_LISTENER).  The first notification starts one serving thread that
- * blocks in SECCOMP_IOCTL_NOTIF_RECV (with SYNC_WAKE_UP where the kernel
- * has it, so the answer switches straight back to the program); the event
+ * waits in poll() and takes each notification with SECCOMP_IOCTL_NOTIF_RECV
+ * (with SYNC_WAKE_UP where the kernel has it, so the answer switches
+ * straight back to the program); the event
  * loop is never slowed by a program that hammers a refused call, and the
  * bookkeeping is a fixed table.  The thread ends when the last filtered
- * task is gone; notify_stop() joins it before anyone reads the results.
+ * task is gone, or when notify_stop() wakes it through an eventfd; that
+ * always joins it before anyone reads the results, so the thread never
+ * outlives the notifier it works on.
  */
 #ifndef SBX_SUPERVISE_NOTIFY_H
 #define SBX_SUPERVISE_NOTIFY_H
@@ -33,6 +36,7 @@ struct notifier {
 	struct vlog vlog;                /* -v: "sbx: notify +MS ...", the supervisor's t0 */
 	pthread_t thread;
 	bool threaded;                   /* the serving thread runs */
+	int wake_fd;                     /* eventfd: notify_stop ends its poll */
 	bool sync_wake;                  /* SYNC_WAKE_UP was accepted */
 	bool short_slice;                /* the thread got its 0.1 ms time slice */
 	int target_pid;                  /* the target in the jail's pid ns */

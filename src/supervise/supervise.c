@@ -297,13 +297,13 @@ int supervise_run(const struct run_request *req, struct result *res, struct sbx_
 			close_fd(&fds[i]);
 		notify_stop(&s.notify, NULL);
 		sup_cleanup(&s);
-		result_from_err(res, err);
+		result_set_error(res, err);
 		return -1;
 	}
 	if (watch_jail(&s) != 0 || sup_event_loop(&s) != 0) {
 		sup_reap_blocking(&s);
 		notify_stop(&s.notify, &res->denied);
-		result_from_err(res, err);
+		result_set_error(res, err);
 		rc = -1;
 	} else {
 		/* every jail task is gone: the thread has ended or is ending */

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -403,6 +404,131 @@ Test(cgroup, the_next_run_reclaims_the_cgroup_of_a_killed_sbx)
 	cr_assert_str_eq(status_of(&r), "ok", PROBE_REPORT(&r));
 	cr_assert_eq(runs_left(p), 0, "the killed run's cgroup was not reclaimed");
 	sbx_result_free(&r);
+	remove_parent(p);
+}
+
+/* A stale run cgroup's name records a pid that now belongs to a live
+ * process that is no sbx (here the test itself): its sbx is still gone.
+ * Bug: reclaim judged the owner by kill(PID, 0), kept the cgroup for as
+ * long as the unrelated process lived, and the parent filled up. */
+Test(cgroup, a_stale_cgroup_whose_pid_was_reused_is_reclaimed)
+{
+	struct sbx_result r;
+	char *p = make_parent();
+	char *stale = xasprintf("%s/sbx-run.%d.0", p, (int)getpid());
+
+	cr_assert(mkdir(stale, 0755) == 0, "mkdir %s: %s", stale, strerror(errno));
+	run_sh_in(&r, p, NULL, "true");
+	cr_assert_str_eq(status_of(&r), "ok", PROBE_REPORT(&r));
+	cr_assert(isolation_cgroup(&r), "the run had no cgroup: " PROBE_REPORT(&r));
+	cr_assert_eq(access(stale, F_OK), -1, "%s was kept because pid %d is alive", stale,
+		     (int)getpid());
+	cr_assert_eq(runs_left(p), 0);
+	free(stale);
+	sbx_result_free(&r);
+	remove_parent(p);
+}
+
+/* `sbx run -q -r REC --cgroup-parent PARENT -B BIND -- sh -c CMD` in the background. */
+static pid_t start_sbx_rec(const char *parent, const char *bind, const char *rec,
+			   const char *cmd)
+{
+	pid_t pid = fork();
+
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+		execl(sbx_path(), "sbx", "run", "-q", "-r", rec, "--cgroup-parent", parent, "-t",
+		      "300s", "-B", bind, "--", "/bin/sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* The first line of FIFO, opened without blocking: waits for its writer
+ * (bounded by SECONDS); false when none wrote. */
+static bool read_fifo_line(const char *fifo, double seconds, char *buf, size_t size)
+{
+	int fd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	size_t n = 0;
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	while (fd >= 0 && n < size - 1 && poll(&pfd, 1, (int)(seconds * 1000)) > 0) {
+		ssize_t k = read(fd, buf + n, size - 1 - n);
+		if (k <= 0)
+			break;
+		n += (size_t)k;
+		if (memchr(buf, '\n', n))
+			break;
+	}
+	if (fd >= 0)
+		close(fd);
+	buf[n] = '\0';
+	return memchr(buf, '\n', n) != NULL;
+}
+
+/*
+ * Two callers in different pid namespaces share one delegated parent (two
+ * containers on a host, a CI runner's jobs).  Attack: the second one's
+ * start reclaims the first one's live run, because the first sbx's pid
+ * does not exist in its pid namespace: cgroup.kill ended the first run.
+ * The first run holds a FIFO open and waits on it; it must still be there,
+ * end as it would have and say ok.
+ */
+Test(cgroup, a_run_from_another_pid_namespace_leaves_a_live_run_alone)
+{
+	struct sbx_result r;
+	char *p = make_parent();
+	char *dir = make_temp_dir(), *recdir = make_temp_dir();
+	char *bind = xasprintf("%s:/go", dir), *go = xasprintf("%s/go", dir);
+	char *ready = xasprintf("%s/ready", dir), *rec = xasprintf("%s/first.json", recdir);
+	const char *const as_root[] = { "/usr/bin/unshare", "--pid", "--fork", "--mount-proc",
+					"--", NULL };
+	const char *const as_user[] = { "/usr/bin/unshare", "--user", "--map-root-user", "--pid",
+					"--fork", "--mount-proc", "--", NULL };
+	struct sbx_opts o = { .deadline_s = 300, .prefix = geteuid() == 0 ? as_root : as_user };
+	char line[64];
+	int st, fd;
+
+	cr_assert(mkfifo(go, 0666) == 0 && mkfifo(ready, 0666) == 0, "mkfifo: %s", strerror(errno));
+	/* the jail's uid only opens the FIFOs */
+	cr_assert(chmod(dir, 0777) == 0 && chmod(go, 0666) == 0 && chmod(ready, 0666) == 0);
+	pid_t first = start_sbx_rec(p, bind, rec, "exec 3<>/go/go; echo ready >/go/ready; "
+				    "read x <&3; echo \"$x\"");
+	cr_assert(read_fifo_line(ready, 240, line, sizeof(line)), "the first run never started");
+	cr_assert_eq(runs_left(p), 1, "the first run has no cgroup in %s", p);
+
+	sbx_run(&r, &o, SBX_ARGV("run", "--cgroup-parent", p, "-t", "240s", "--", "/bin/true"));
+	cr_assert_str_eq(status_of(&r), "ok", "the second run: " PROBE_REPORT(&r));
+	cr_assert(isolation_cgroup(&r), "the second run had no cgroup: " PROBE_REPORT(&r));
+
+	/* the first jail still holds the FIFO open: it was not killed */
+	fd = open(go, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	cr_assert(fd >= 0, "the first run was killed (no reader on its FIFO: %s)", strerror(errno));
+	cr_assert_eq(write(fd, "go\n", 3), 3);
+	close(fd);
+	cr_assert_eq(waitpid(first, &st, 0), first);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the first sbx ended with status %#x",
+		  st);
+	char *text = slurp_file(rec);
+	cJSON *first_rec = cJSON_Parse(text);
+	cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(first_rec, "status")), "ok",
+			 "the first run's record: %s", text);
+	cr_assert_eq(runs_left(p), 0);
+	cJSON_Delete(first_rec);
+	free(text);
+	sbx_result_free(&r);
+	rm_tree(dir);
+	rm_tree(recdir);
+	free(dir);
+	free(recdir);
+	free(bind);
+	free(go);
+	free(ready);
+	free(rec);
 	remove_parent(p);
 }
 

@@ -8,6 +8,7 @@
  * or filter that were never set up.
  */
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -163,4 +164,65 @@ Test(nothing_lost, a_setup_error_lists_no_namespaces_nor_filter, .timeout = 180)
 	cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(iso, "seccomp")), "a filter never loaded");
 	run_rec_free(&x);
 	free(script);
+}
+
+/* `sbx run -- /bin/true` with its address space capped at KIB KiB. */
+static void run_capped(struct sbx_result *r, long kib)
+{
+	char as[64];
+
+	snprintf(as, sizeof(as), "--as=%ld", kib * 1024);
+	const char *const prefix[] = { "/usr/bin/prlimit", as, "--", NULL };
+	const struct sbx_opts o = { .prefix = prefix, .deadline_s = 60 };
+
+	sbx_run(r, &o, SBX_ARGV("run", "--", "/bin/true"));
+}
+
+static bool record_says(const struct sbx_result *r, const char *status)
+{
+	const char *s = rec_str(r, "status");
+
+	return s && !strcmp(s, status);
+}
+
+/*
+ * sbx's own allocation fails (a loaded host, a low `ulimit -v`): that is
+ * no mistake of the caller's policy and may pass on the next try.  Bug: it
+ * was recorded as config-error with retryable false, which tells a CI
+ * wrapper to give up on a run worth repeating.  sbx is a static binary (no
+ * malloc shim), so the test lowers RLIMIT_AS from a cap sbx runs under, a
+ * step at a time, to the first cap that makes sbx itself fail (exit 125).
+ */
+Test(nothing_lost, an_allocation_sbx_cannot_make_is_a_retryable_setup_error, .timeout = 300)
+{
+	struct sbx_result r;
+	long kib = 2048, step = 16;
+	bool ran = false;
+
+	if (access("/usr/bin/prlimit", X_OK) != 0)
+		cr_skip_test("SKIP: no /usr/bin/prlimit (Debian package util-linux)");
+	for (; kib <= 64 * 1024 && !ran; kib *= 2) {
+		run_capped(&r, kib);
+		ran = record_says(&r, "ok");
+		sbx_result_free(&r);
+	}
+	if (!ran)
+		cr_skip_test("SKIP: sbx does not run under a 64 MiB RLIMIT_AS here (a "
+			     "sanitizer build reserves terabytes of shadow memory)");
+	for (kib /= 2; kib > step; kib -= step) {
+		run_capped(&r, kib);
+		if (r.exit_status == 125)
+			break;
+		sbx_result_free(&r);
+	}
+	cr_assert_gt(kib, step, "no cap made sbx fail with 125 before it could not start");
+	cr_assert_not_null(r.record, "no record at %ld KiB; stderr: %s", kib, r.err);
+	cr_assert(record_says(&r, "setup-error"), "at %ld KiB: status %s: %s", kib,
+		  rec_str(&r, "status"), rec_str(&r, "message"));
+	cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(r.record, "retryable")),
+		  "at %ld KiB: not retryable: %s", kib, rec_str(&r, "message"));
+	const char *msg = rec_str(&r, "message") ? rec_str(&r, "message") : "";
+	cr_assert(strstr(msg, "out of memory") || strstr(msg, strerror(ENOMEM)),
+		  "at %ld KiB: the message does not say memory ran out: %s", kib, msg);
+	sbx_result_free(&r);
 }
