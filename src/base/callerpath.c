@@ -14,11 +14,22 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+/* A path the caller named that sbx could not open: the caller's to fix,
+ * unless sbx ran out of a resource of its own (descriptors, memory), which
+ * is a setup error the next run may not meet. */
+static enum err_kind open_kind(int e)
+{
+	return e == EMFILE || e == ENFILE || e == ENOMEM ? ERR_SETUP : ERR_USAGE;
+}
 
 int caller_path_fd(const char *path)
 {
@@ -94,7 +105,7 @@ static int open_failed(const char *option, const char *path, const char *walked,
 		return err_set(err, ERR_USAGE, e, "%s %s: '%s' is %s, which cannot be opened by "
 			       "name; give a file, or open it yourself and pass /dev/fd/N",
 			       option, path, walked, kind_name(st.st_mode));
-	return err_set(err, ERR_USAGE, e, "%s %s: cannot open '%s': %s", option, path,
+	return err_set(err, open_kind(e), e, "%s %s: cannot open '%s': %s", option, path,
 		       *walked ? walked : ".", strerror(e));
 }
 
@@ -120,8 +131,23 @@ static int walk_failed(const char *option, const char *path, const char *walked,
 		return err_set(err, ERR_USAGE, EISDIR, "%s %s: is a directory (\"/\" or \".\"), "
 			       "not a file; give a file name", option, path);
 	if (w->failed == PATH_FAIL_NAME)
-		return err_set(err, ERR_USAGE, errno, "%s %s: %s", option, path, strerror(errno));
+		return err_set(err, open_kind(errno), errno, "%s %s: %s", option, path,
+			       strerror(errno));
 	return open_failed(option, path, walked, errno, flags, err);
+}
+
+/* One openat2 that refuses a link in any component: one descriptor, where
+ * the walk needs two at once (a caller at its open-file limit).  -1 with
+ * errno; ENOSYS or EPERM where the kernel or a filter has no openat2. */
+static int open_no_links(const char *path, int flags, mode_t mode)
+{
+	struct open_how how = {
+		.flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC),
+		.mode = (flags & O_CREAT) ? mode : 0,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+
+	return (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
 }
 
 int caller_open(const char *option, const char *path, int flags, mode_t mode,
@@ -129,8 +155,13 @@ int caller_open(const char *option, const char *path, int flags, mode_t mode,
 {
 	char leaf[NAME_MAX + 1], walked[PATH_MAX];
 	struct path_walk w;
+	int fd = open_no_links(path, flags, mode);
+
+	/* any refusal is walked again, component by component, to say which
+	 * one failed and why */
+	if (fd >= 0)
+		return fd;
 	int dir cleanup_fd = open_parent(path, leaf, walked, &w);
-	int fd;
 
 	if (dir < 0)
 		return walk_failed(option, path, walked, &w, flags, err);
@@ -156,7 +187,7 @@ int caller_open_dir(const char *option, const char *path, bool make, struct sbx_
 	if (dir < 0 && w.failed == PATH_FAIL_NAME && errno == EINVAL && path[0]) {
 		fd = open(path[0] == '/' ? "/" : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (fd < 0)
-			return err_set(err, ERR_USAGE, errno, "%s %s: %s", option, path,
+			return err_set(err, open_kind(errno), errno, "%s %s: %s", option, path,
 				       strerror(errno));
 		return fd;
 	}
@@ -165,7 +196,7 @@ int caller_open_dir(const char *option, const char *path, bool make, struct sbx_
 	append(walked, leaf);
 	/* a link planted there exists: EEXIST, then refused by the open */
 	if (make && mkdirat(dir, leaf, 0755) < 0 && errno != EEXIST)
-		return err_set(err, ERR_USAGE, errno, "%s %s: mkdir '%s': %s", option, path,
+		return err_set(err, open_kind(errno), errno, "%s %s: mkdir '%s': %s", option, path,
 			       walked, strerror(errno));
 	fd = openat(dir, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
@@ -211,8 +242,15 @@ bool caller_path_is(const char *path, int fd)
 {
 	char leaf[NAME_MAX + 1], walked[PATH_MAX];
 	struct path_walk w;
-	int dir cleanup_fd = open_parent(path, leaf, walked, &w);
+	int same cleanup_fd = open_no_links(path, O_PATH, 0);
 	struct stat a, b;
+
+	if (same >= 0)
+		return fstat(fd, &a) == 0 && fstat(same, &b) == 0 && a.st_dev == b.st_dev &&
+		       a.st_ino == b.st_ino;
+	if (errno != ENOSYS && errno != EPERM)
+		return false;
+	int dir cleanup_fd = open_parent(path, leaf, walked, &w);
 
 	return dir >= 0 && fstat(fd, &a) == 0 &&
 	       fstatat(dir, leaf, &b, AT_SYMLINK_NOFOLLOW) == 0 && a.st_dev == b.st_dev &&

@@ -151,7 +151,8 @@ Test(messages, compile_error_status_and_the_compile_keys)
 {
 	static const char *const keys[] = {
 		"status", "exit_code", "signal", "core_dumped", "message", "command", "policy",
-		"policy_source", "wall_ms", "cpu_user_ms", "cpu_sys_ms", "max_rss_kib", "memory_peak_kib",
+		"policy_source", "wall_ms", "stopped_ms", "cpu_user_ms", "cpu_sys_ms", "max_rss_kib",
+		"memory_peak_kib",
 		"stdout_bytes", "stderr_bytes", "output_truncated", "limits", "denied_syscalls",
 		"retryable", "strings_lossy", "stdout", "stderr", "stdout_lossy", "stderr_lossy",
 	};
