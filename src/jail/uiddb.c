@@ -48,6 +48,8 @@ static void id_set_compact(struct id_set *s)
 {
 	size_t out = 0;
 
+	if (s->sorted)
+		return;
 	qsort(s->v, s->n, sizeof(*s->v), span_cmp);
 	for (size_t i = 0; i < s->n; i++) {
 		if (out && s->v[i].first <= s->v[out - 1].end) {
@@ -58,6 +60,7 @@ static void id_set_compact(struct id_set *s)
 		s->v[out++] = s->v[i];
 	}
 	s->n = out;
+	s->sorted = true;
 }
 
 void id_set_add(struct id_set *s, uint64_t first, uint64_t end)
@@ -85,6 +88,7 @@ void id_set_add(struct id_set *s, uint64_t first, uint64_t end)
 		}
 	}
 	s->v[s->n++] = (struct id_span){ (uint32_t)first, end };
+	s->sorted = false;
 }
 
 uint64_t id_set_next_free(struct id_set *s, uint64_t id)

@@ -35,7 +35,8 @@ struct id_set {
 	uint64_t hi;
 	struct id_span *v;
 	size_t n, cap;
-	bool oom; /* a span could not be stored: nothing in the set is free */
+	bool oom;    /* a span could not be stored: nothing in the set is free */
+	bool sorted; /* V is sorted and merged */
 };
 
 enum uid_db { UIDDB_PASSWD, UIDDB_GROUP, UIDDB_SUBUID, UIDDB_SUBGID };
