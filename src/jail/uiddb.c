@@ -48,7 +48,7 @@ static void id_set_compact(struct id_set *s)
 {
 	size_t out = 0;
 
-	if (s->sorted)
+	if (s->sorted || s->n == 0)
 		return;
 	qsort(s->v, s->n, sizeof(*s->v), span_cmp);
 	for (size_t i = 0; i < s->n; i++) {
