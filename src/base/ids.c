@@ -128,47 +128,67 @@ static bool db_read(struct db *d, db_next_fn next, void *entry)
 	}
 }
 
-/* The entry of /etc/passwd that NAME (or, without a name, UID) names. */
-static bool passwd_entry(const char *name, uid_t uid, uid_t *uid_out, char **home)
+/* The entry of PATH that NAME (or, without a name, UID) names. */
+static bool passwd_entry(const char *path, const char *name, uid_t uid, uid_t *uid_out,
+			 char **home)
 {
 	struct db d;
 	struct passwd pw;
 	bool found = false, ok;
 
-	if (db_open(&d, "/etc/passwd"))
+	if (db_open(&d, path))
 		while (!found && db_read(&d, next_passwd, &pw))
 			found = !compat_marker(pw.pw_name) &&
 				(name ? !strcmp(pw.pw_name, name) : pw.pw_uid == uid);
-	ok = found && (!home || (pw.pw_dir && (*home = strdup(pw.pw_dir))));
+	/* (uid_t)-1 is "no id" to every syscall: glibc reads -1 and numbers
+	 * past 2^32 as it, and no account can be it */
+	ok = found && pw.pw_uid != (uid_t)-1 &&
+	     (!home || (pw.pw_dir && (*home = strdup(pw.pw_dir))));
 	if (ok && uid_out)
 		*uid_out = pw.pw_uid;
 	db_close(&d);
 	return ok;
 }
 
-bool ids_user_uid(const char *name, uid_t *uid)
+bool ids_user_uid_in(const char *passwd, const char *name, uid_t *uid)
 {
-	return passwd_entry(name, 0, uid, NULL);
+	return passwd_entry(passwd, name, 0, uid, NULL);
 }
 
-char *ids_user_home(uid_t uid)
+char *ids_user_home_in(const char *passwd, uid_t uid)
 {
 	char *home = NULL;
 
-	return passwd_entry(NULL, uid, NULL, &home) ? home : NULL;
+	return passwd_entry(passwd, NULL, uid, NULL, &home) ? home : NULL;
 }
 
-bool ids_group_gid(const char *name, gid_t *gid)
+bool ids_group_gid_in(const char *group, const char *name, gid_t *gid)
 {
 	struct db d;
 	struct group gr;
 	bool found = false;
 
-	if (db_open(&d, "/etc/group"))
+	if (db_open(&d, group))
 		while (!found && db_read(&d, next_group, &gr))
 			found = !compat_marker(gr.gr_name) && !strcmp(gr.gr_name, name);
+	found = found && gr.gr_gid != (gid_t)-1; /* "no id", as for uids */
 	if (found)
 		*gid = gr.gr_gid;
 	db_close(&d);
 	return found;
+}
+
+bool ids_user_uid(const char *name, uid_t *uid)
+{
+	return ids_user_uid_in("/etc/passwd", name, uid);
+}
+
+char *ids_user_home(uid_t uid)
+{
+	return ids_user_home_in("/etc/passwd", uid);
+}
+
+bool ids_group_gid(const char *name, gid_t *gid)
+{
+	return ids_group_gid_in("/etc/group", name, gid);
 }

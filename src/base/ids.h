@@ -42,4 +42,10 @@ bool ids_group_gid(const char *name, gid_t *gid);
 /* A malloc'd copy of UID's home directory in /etc/passwd, or NULL. */
 char *ids_user_home(uid_t uid);
 
+/* The same lookups in the file PASSWD or GROUP instead of /etc's.  An
+ * entry whose id reads as (uid_t)-1 ("-1", a number past 2^32) is none. */
+bool ids_user_uid_in(const char *passwd, const char *name, uid_t *uid);
+char *ids_user_home_in(const char *passwd, uid_t uid);
+bool ids_group_gid_in(const char *group, const char *name, gid_t *gid);
+
 #endif

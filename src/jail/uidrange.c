@@ -10,6 +10,8 @@
  * (a system account's, a subuid owner's).
  */
 #include "jail/uidrange.h"
+#include "jail/uiddb.h"
+#include "base/cleanup.h"
 #include "policy/trust.h"
 
 #include <errno.h>
@@ -20,8 +22,6 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#define DB_MAX (1u << 20)
 
 /* ---- parsing ---------------------------------------------------------- */
 
@@ -54,7 +54,7 @@ static size_t span_of(const char *s, size_t n, const char *set, bool in)
 
 /* One "KEY VALUE" line (comments already cut); 0 or -1 with ERR. */
 static int parse_line(const char *s, size_t n, const char *file, int line,
-		      uint32_t *first, uint32_t *count, struct sbx_err *err)
+		      uint32_t *first, uint32_t *count, bool *reserved, struct sbx_err *err)
 {
 	size_t a = span_of(s, n, " \t\r", true), k = a + span_of(s + a, n - a, " \t\r", false);
 	size_t v = k + span_of(s + k, n - k, " \t\r", true);
@@ -64,13 +64,22 @@ static int parse_line(const char *s, size_t n, const char *file, int line,
 
 	if (a == n)
 		return 0; /* blank */
+	if (k - a == 8 && !memcmp(s + a, "reserved", 8)) {
+		bool yes = e - v == 3 && !memcmp(s + v, "yes", 3);
+
+		if (t != n || (!yes && !(e - v == 2 && !memcmp(s + v, "no", 2))))
+			return err_set(err, ERR_CONFIG, 0, "%s:%d:%zu: 'reserved' wants 'yes' "
+				       "or 'no'", file, line, v + 1);
+		*reserved = yes;
+		return 0;
+	}
 	if (k - a == 5 && !memcmp(s + a, "first", 5))
 		dst = first;
 	else if (k - a == 5 && !memcmp(s + a, "count", 5))
 		dst = count;
 	if (!dst)
 		return err_set(err, ERR_CONFIG, 0, "%s:%d:%zu: unknown key '%.*s' (the keys "
-			       "are 'first' and 'count', one per line)", file, line, a + 1,
+			       "are 'first', 'count' and 'reserved', one per line)", file, line, a + 1,
 			       (int)(k - a > 32 ? 32 : k - a), s + a);
 	if (t != n || !parse_u32(s + v, e - v, &val) || val == 0)
 		return err_set(err, ERR_CONFIG, 0, "%s:%d:%zu: '%.*s' wants one number "
@@ -84,6 +93,7 @@ int uidrange_parse(const char *text, size_t len, const char *file, struct uid_ra
 		   struct sbx_err *err)
 {
 	uint32_t first = UIDRANGE_DEFAULT_FIRST, count = UIDRANGE_DEFAULT_COUNT;
+	bool reserved = false;
 	int line = 1;
 
 	for (size_t at = 0; at < len; line++) {
@@ -94,7 +104,7 @@ int uidrange_parse(const char *text, size_t len, const char *file, struct uid_ra
 		if (code < n && s[code] == '\0')
 			return err_set(err, ERR_CONFIG, 0, "%s:%d:%zu: a NUL byte (the file "
 				       "is text)", file, line, code + 1);
-		if (parse_line(s, code, file, line, &first, &count, err) < 0)
+		if (parse_line(s, code, file, line, &first, &count, &reserved, err) < 0)
 			return -1;
 		at += n + (nl ? 1 : 0);
 	}
@@ -105,67 +115,29 @@ int uidrange_parse(const char *text, size_t len, const char *file, struct uid_ra
 			       UIDRANGE_MAX_ID);
 	r->first = first;
 	r->count = count;
+	r->reserved = reserved;
 	return 0;
 }
 
-/* Field IDX (0-based) of the ':'-separated line S of N bytes, as a number. */
-static bool line_field(const char *s, size_t n, int idx, uint32_t *out)
+/* The ids no account has even where every file is silent about them:
+ * 65534/65535, nobody and (uint16_t)-1; 61184-65519, systemd's dynamic
+ * users, allocated at run time and never listed in /etc/passwd. */
+static void add_reserved_ids(struct id_set *s)
 {
-	size_t at = 0;
-
-	for (int i = 0; i < idx; i++) {
-		const char *c = memchr(s + at, ':', n - at);
-		if (!c)
-			return false;
-		at = (size_t)(c - s) + 1;
-	}
-	return parse_u32(s + at, span_of(s + at, n - at, ":\r", false), out);
-}
-
-/* 0 when ID is free in the db TEXT of KIND (0/1 passwd-like, 2/3 subid). */
-static uint64_t taken_in(const char *text, size_t len, int kind, uint32_t id)
-{
-	for (size_t at = 0; at < len;) {
-		const char *s = text + at, *nl = memchr(s, '\n', len - at);
-		size_t n = nl ? (size_t)(nl - s) : len - at;
-		uint32_t a, c;
-
-		at += n + (nl ? 1 : 0);
-		if (kind < 2 && line_field(s, n, 2, &a) && a == id)
-			return (uint64_t)id + 1;
-		if (kind >= 2 && line_field(s, n, 1, &a) && line_field(s, n, 2, &c) &&
-		    id >= a && (uint64_t)id < (uint64_t)a + c)
-			return (uint64_t)a + c;
-	}
-	return 0;
-}
-
-uint64_t uidrange_taken(const char *const db[4], const size_t dblen[4], uint32_t id)
-{
-	uint64_t next = 0, n;
-
-	/* 65534/65535: nobody and (uint16_t)-1; 61184-65519: systemd's
-	 * dynamic users, allocated at run time, never in /etc/passwd */
-	if (id == 65534 || id == 65535)
-		return (uint64_t)id + 1;
-	if (id >= 61184 && id <= 65519)
-		return 65520;
-	for (int k = 0; k < 4; k++)
-		if (db[k] && (n = taken_in(db[k], dblen[k], k, id)) > next)
-			next = n;
-	return next;
+	id_set_add(s, 65534, 65536);
+	id_set_add(s, 61184, 65520);
 }
 
 /* ---- files ------------------------------------------------------------ */
 
-/* The whole of FD (at most DB_MAX bytes), malloc'd; NULL on failure. */
-static char *read_fd(int fd, size_t *len)
+/* The whole of FD (at most MAX bytes: more is an error), malloc'd. */
+static char *read_config(int fd, size_t max, size_t *len)
 {
-	char *buf = malloc(DB_MAX);
+	char *buf = malloc(max + 1);
 	size_t n = 0;
 	ssize_t r;
 
-	while (buf && n < DB_MAX && (r = read(fd, buf + n, DB_MAX - n)) != 0) {
+	while (buf && n <= max && (r = read(fd, buf + n, max + 1 - n)) != 0) {
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
@@ -174,53 +146,40 @@ static char *read_fd(int fd, size_t *len)
 		}
 		n += (size_t)r;
 	}
+	/* a line past what was read could change the range */
+	if (buf && n > max) {
+		free(buf);
+		errno = EFBIG;
+		return NULL;
+	}
 	*len = n;
 	return buf;
-}
-
-static char *read_db(const char *path, size_t *len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	char *text;
-
-	*len = 0;
-	if (fd < 0)
-		return NULL; /* absent: nothing taken there */
-	text = read_fd(fd, len);
-	close(fd);
-	return text;
 }
 
 /* The range: the default, or the trusted config file's. */
 static int load_range(struct uid_range *r, struct sbx_err *err)
 {
-	int fd = open(UIDRANGE_CONFIG, O_RDONLY | O_CLOEXEC | O_NONBLOCK), rc;
-	char why[256], *text;
+	int fd cleanup_fd = open(UIDRANGE_CONFIG, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	char why[256], *text cleanup_free = NULL;
 	const char *bad;
 	size_t len = 0;
 
-	r->first = UIDRANGE_DEFAULT_FIRST;
-	r->count = UIDRANGE_DEFAULT_COUNT;
+	*r = (struct uid_range){ UIDRANGE_DEFAULT_FIRST, UIDRANGE_DEFAULT_COUNT, false };
 	if (fd < 0 && errno == ENOENT)
 		return 0;
 	if (fd < 0)
 		return err_set(err, ERR_CONFIG, errno, "%s: %s", UIDRANGE_CONFIG,
 			       strerror(errno));
 	/* a file another user can write would pick the jail's host uid */
-	if ((bad = policy_file_untrusted(fd, UIDRANGE_CONFIG, why, sizeof(why)))) {
-		close(fd);
+	if ((bad = policy_file_untrusted(fd, UIDRANGE_CONFIG, why, sizeof(why))))
 		return err_set(err, ERR_CONFIG, EPERM, "%s: not used: %s (run by root, "
 			       "sbx reads it only when root owns it and no one else can "
 			       "write it or a directory above it)", UIDRANGE_CONFIG, bad);
-	}
-	text = read_fd(fd, &len);
-	close(fd);
-	if (!text)
+	if (!(text = read_config(fd, 1u << 20, &len)))
 		return err_set(err, ERR_CONFIG, errno, "%s: %s", UIDRANGE_CONFIG,
-			       strerror(errno));
-	rc = uidrange_parse(text, len, UIDRANGE_CONFIG, r, err);
-	free(text);
-	return rc;
+			       errno == EFBIG ? "1 MiB or more: not a uid-range file"
+					      : strerror(errno));
+	return uidrange_parse(text, len, UIDRANGE_CONFIG, r, err);
 }
 
 /* DIR in AT, made if missing (MODE), checked to be root's and private. */
@@ -277,56 +236,70 @@ static int try_lock(int dir, uint32_t id, int *fd)
 	return errno == EWOULDBLOCK ? 0 : -1;
 }
 
-/* The first id of R that no host database names and no run holds. */
-static int take_free(int dir, const struct uid_range *r, const char *const db[4],
-		     const size_t dblen[4], struct uid_lease *l, struct sbx_err *err)
-{
-	uint64_t id = r->first, end = (uint64_t)r->first + r->count, next;
-	unsigned busy = 0;
-	int got;
+/* Where the ids to skip come from: the local files, and the name service
+ * when nsswitch.conf names more than files (NSS: its sources, else ""). */
+struct taken_ids {
+	struct id_set files;
+	char nss[256];
+	bool ask_nss;
+	unsigned busy, nss_hits; /* ids locked by other runs; named by NSS */
+};
 
-	while (id < end) {
-		if ((next = uidrange_taken(db, dblen, (uint32_t)id)) != 0) {
-			id = next;
-			continue;
-		}
-		got = try_lock(dir, (uint32_t)id, &l->fd);
+/* Lock the first id of R no account has and no run holds; -1 with ERR. */
+static int take_free(int dir, const struct uid_range *r, struct taken_ids *t,
+		     struct uid_lease *l, struct sbx_err *err)
+{
+	uint64_t end = (uint64_t)r->first + r->count;
+
+	for (uint64_t id = id_set_next_free(&t->files, r->first); id < end;
+	     id = id_set_next_free(&t->files, id + 1)) {
+		int got = try_lock(dir, (uint32_t)id, &l->fd), nss = 0;
+
 		if (got < 0)
 			return err_set(err, ERR_SETUP, errno, "%s/%u: %s", UIDRANGE_LOCK_DIR,
 				       (unsigned)id, strerror(errno));
-		if (got) {
-			l->uid = l->gid = (uint32_t)id;
-			return 0;
+		if (!got) {
+			t->busy++;
+			continue;
 		}
-		busy++;
-		id++;
+		/* locked first: a run that holds the id needs no lookup */
+		if (t->ask_nss && (nss = uiddb_nss_taken((uint32_t)id, t->nss, err)) != 0) {
+			uidrange_release(l);
+			if (nss < 0)
+				return -1;
+			t->nss_hits++;
+			continue;
+		}
+		l->uid = l->gid = (uint32_t)id;
+		return 0;
 	}
 	err_set(err, ERR_SETUP, EAGAIN, "no free host uid in sbx's range %u-%u (%u in use "
-		"by other runs, the rest named in /etc/passwd, /etc/group, /etc/subuid or "
-		"/etc/subgid): wait for a run to end, or set a wider range in %s",
-		r->first, (unsigned)(end - 1), busy, UIDRANGE_CONFIG);
-	err->retryable = busy > 0;
+		"by other runs, %u accounts of the name service, the rest named in "
+		"/etc/passwd, /etc/group, /etc/subuid or /etc/subgid): wait for a run to end, "
+		"or set a wider range in %s", r->first, (unsigned)(end - 1), t->busy,
+		t->nss_hits, UIDRANGE_CONFIG);
+	err->retryable = t->busy > 0;
 	return -1;
 }
 
 int uidrange_acquire(struct uid_lease *l, struct sbx_err *err)
 {
-	static const char *const paths[4] = { "/etc/passwd", "/etc/group", "/etc/subuid",
-					       "/etc/subgid" };
-	char *db[4] = { 0 };
-	size_t dblen[4];
+	struct taken_ids t = { .nss = "" };
 	struct uid_range r;
-	int dir, rc = -1;
+	int dir cleanup_fd = -1, rc = -1, nss = 0;
 
 	l->fd = -1;
 	if (load_range(&r, err) < 0 || (dir = open_lock_dir(err)) < 0)
 		return -1;
-	for (int k = 0; k < 4; k++)
-		db[k] = read_db(paths[k], &dblen[k]);
-	rc = take_free(dir, &r, (const char *const *)db, dblen, l, err);
-	for (int k = 0; k < 4; k++)
-		free(db[k]);
-	close(dir);
+	id_set_init(&t.files, r.first, (uint64_t)r.first + r.count);
+	add_reserved_ids(&t.files);
+	/* an admin's "reserved yes": no account of any service is in the range */
+	if (uiddb_scan_files(&t.files, err) == 0 &&
+	    (r.reserved || (nss = uiddb_nss_needed(t.nss, sizeof(t.nss), err)) >= 0)) {
+		t.ask_nss = nss > 0;
+		rc = take_free(dir, &r, &t, l, err);
+	}
+	id_set_free(&t.files);
 	return rc;
 }
 

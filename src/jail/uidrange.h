@@ -7,8 +7,9 @@
  * concurrent runs never share one and a killed sbx frees its id with its
  * last fd.  The range is 2000000000-2000065535 unless /etc/sbx/uid-range
  * (root-owned, checked like a policy file) says otherwise; ids named in
- * /etc/passwd, /etc/group, /etc/subuid or /etc/subgid, 65534/65535 and
- * systemd's dynamic users (61184-65519) are skipped.
+ * /etc/passwd, /etc/group, /etc/subuid or /etc/subgid, by the system's
+ * name service (uiddb.h) unless the file says the range is reserved,
+ * 65534/65535 and systemd's dynamic users (61184-65519) are skipped.
  */
 #ifndef SBX_JAIL_UIDRANGE_H
 #define SBX_JAIL_UIDRANGE_H
@@ -30,6 +31,7 @@
 
 struct uid_range {
 	uint32_t first, count;
+	bool reserved; /* no account of any name service is in it: ask none */
 };
 
 struct uid_lease {
@@ -39,18 +41,11 @@ struct uid_lease {
 
 /*
  * Parse the text of a uid-range file (FILE names it in messages):
- * "first N" and "count N" lines, '#' comments.  0, or -1 with ERR
- * (ERR_CONFIG, file:line:col) and R untouched.
+ * "first N", "count N" and "reserved yes|no" lines, '#' comments.  0, or
+ * -1 with ERR (ERR_CONFIG, file:line:col) and R untouched.
  */
 int uidrange_parse(const char *text, size_t len, const char *file, struct uid_range *r,
 		   struct sbx_err *err);
-
-/*
- * Whether ID is taken on the host, given the texts of /etc/passwd
- * (field 3), /etc/group (field 3) and /etc/subuid, /etc/subgid
- * (name:first:count); 0 = free, else the first id after what it is in.
- */
-uint64_t uidrange_taken(const char *const db[4], const size_t dblen[4], uint32_t id);
 
 /* Take a free id of the range and lock it (root only); -1 with ERR. */
 int uidrange_acquire(struct uid_lease *l, struct sbx_err *err);
