@@ -11,6 +11,7 @@
 #include "jail/uidrange.h"
 #include "base/cleanup.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -356,8 +357,8 @@ static void note_source(char *others, size_t cap, const char *db, size_t dblen,
 
 /* One "db: source [ACTION] source" line (comment cut): SEEN gets bit 1 for
  * passwd, 2 for group; true when it names a source but files. */
-static bool nss_line(const char *s, size_t n, unsigned *seen, bool *subid, char *others,
-		     size_t cap)
+static bool nss_line(const char *s, size_t n, bool systemd_known, unsigned *seen, bool *subid,
+		     char *others, size_t cap)
 {
 	size_t a = 0, e;
 	bool beyond = false;
@@ -395,7 +396,8 @@ static bool nss_line(const char *s, size_t n, unsigned *seen, bool *subid, char 
 			;
 		if (bit == 4u)
 			*subid = true; /* any source: shadow's tools ask it, sbx cannot */
-		else if (w - i != 5 || memcmp(s + i, "files", 5)) {
+		else if ((w - i != 5 || memcmp(s + i, "files", 5)) &&
+			 !(systemd_known && w - i == 7 && !memcmp(s + i, "systemd", 7))) {
 			beyond = true;
 			note_source(others, cap, db, dblen, s + i, w - i);
 		}
@@ -404,8 +406,8 @@ static bool nss_line(const char *s, size_t n, unsigned *seen, bool *subid, char 
 	return beyond;
 }
 
-bool uiddb_nss_beyond_files(const char *text, size_t len, bool *subid, char *others,
-			    size_t cap)
+bool uiddb_nss_beyond_files(const char *text, size_t len, bool systemd_known, bool *subid,
+			    char *others, size_t cap)
 {
 	unsigned seen = 0;
 	bool beyond = false;
@@ -419,7 +421,7 @@ bool uiddb_nss_beyond_files(const char *text, size_t len, bool *subid, char *oth
 
 		for (code = 0; code < n && s[code] != '#' && s[code] != '\0'; code++)
 			;
-		if (nss_line(s, code, &seen, subid, others, cap))
+		if (nss_line(s, code, systemd_known, &seen, subid, others, cap))
 			beyond = true;
 		at += n + (nl ? 1 : 0);
 	}
@@ -431,8 +433,60 @@ bool uiddb_nss_beyond_files(const char *text, size_t len, bool *subid, char *oth
 	return beyond || (seen & 3u) != 3u;
 }
 
-int uiddb_nss_needed(char *others, size_t cap, struct sbx_err *err)
+/* Whether directory PATH holds an entry of a name other than "." and
+ * "..", or (with KNOWN) one not in KNOWN; an absent one holds none, one
+ * that cannot be read counts as holding some. */
+static bool holds_entries(const char *path, const char *const *known)
 {
+	DIR *d = opendir(path);
+	struct dirent *e;
+	bool some = false;
+
+	if (!d)
+		return errno != ENOENT && errno != ENOTDIR;
+	while (!some && (e = readdir(d))) {
+		bool ok = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+
+		for (const char *const *k = known; !ok && k && *k; k++)
+			ok = !strcmp(e->d_name, *k);
+		some = !ok;
+	}
+	closedir(d);
+	return some;
+}
+
+bool uiddb_systemd_known(uint32_t first, uint32_t count, const char *const *dirs,
+			 const char *services)
+{
+	static const struct { uint64_t lo, hi; } given[] = {
+		{ 60001, 65535 }, { 524288, 1879048191 }, { 2147352576, 2147418111 },
+	};
+	/* the userdb services whose users live in the ranges above, or that
+	 * only pass other sources on */
+	static const char *const served[] = {
+		"io.systemd.DynamicUser", "io.systemd.Home", "io.systemd.Multiplexer",
+		"io.systemd.NameServiceSwitch", NULL,
+	};
+	uint64_t lo = first, hi = (uint64_t)first + count - 1;
+
+	if (!count)
+		return false;
+	for (size_t i = 0; i < sizeof(given) / sizeof(given[0]); i++)
+		if (lo <= given[i].hi && given[i].lo <= hi)
+			return false;
+	for (const char *const *d = dirs; *d; d++)
+		if (holds_entries(*d, NULL))
+			return false;
+	return !holds_entries(services, served);
+}
+
+int uiddb_nss_needed(uint32_t first, uint32_t count, char *others, size_t cap,
+		     struct sbx_err *err)
+{
+	static const char *const userdb_dirs[] = {
+		"/etc/userdb", "/run/userdb", "/run/host/userdb", "/usr/local/lib/userdb",
+		"/usr/lib/userdb", NULL,
+	};
 	int fd cleanup_fd = open(UIDDB_NSSWITCH, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	char *text cleanup_free = NULL;
 	size_t len = 0;
@@ -460,7 +514,10 @@ int uiddb_nss_needed(char *others, size_t cap, struct sbx_err *err)
 		return err_set(err, ERR_SETUP, EFBIG, "%s: 1 MiB or more: not a name service "
 			       "configuration sbx can read whole; check what wrote it",
 			       UIDDB_NSSWITCH);
-	bool beyond = uiddb_nss_beyond_files(text, len, &subid, others, cap);
+	/* Debian's default "files systemd": no getent per run, when systemd's
+	 * own facts say it has no account in sbx's range */
+	bool known = uiddb_systemd_known(first, count, userdb_dirs, "/run/systemd/userdb");
+	bool beyond = uiddb_nss_beyond_files(text, len, known, &subid, others, cap);
 	/* newuidmap would ask that source for ranges that no one can list */
 	if (subid)
 		return err_set(err, ERR_SETUP, EPERM, "%s: a 'subid' line names a source of "

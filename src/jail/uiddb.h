@@ -98,15 +98,30 @@ int uiddb_scan_files(struct id_set *s, struct sbx_err *err);
  * bytes).  SUBID says whether a "subid" line names a source (shadow's
  * subordinate ids from a service, which nothing can ask).
  */
-bool uiddb_nss_beyond_files(const char *text, size_t len, bool *subid, char *others,
-			    size_t cap);
+bool uiddb_nss_beyond_files(const char *text, size_t len, bool systemd_known, bool *subid,
+			    char *others, size_t cap);
 
 /*
- * Whether the host's name service (getent) must be asked about ids: 1 yes,
- * 0 no (files only), -1 with ERR when /etc/nsswitch.conf cannot be read or
+ * Whether glibc's "systemd" source (nss-systemd) can name no id in
+ * [FIRST, FIRST + COUNT): the range misses every range systemd gives out
+ * (homed 60001-60513, its mapped and dynamic users up to 65535, container
+ * users 524288-1879048191, the foreign range 2147352576-2147418111), no
+ * user or group record is dropped in one of DIRS (NULL-terminated; the
+ * userdb directories), and no userdb service but the ones serving those
+ * ranges listens in SERVICES (/run/systemd/userdb).  Then the files and
+ * these facts answer for it, and no getent is needed.
+ */
+bool uiddb_systemd_known(uint32_t first, uint32_t count, const char *const *dirs,
+			 const char *services);
+
+/*
+ * Whether the host's name service (getent) must be asked about ids in
+ * [FIRST, FIRST + COUNT): 1 yes, 0 no (files only, or files and a systemd
+ * source that cannot name them), -1 with ERR when /etc/nsswitch.conf cannot be read or
  * names subordinate ids from a service.  OTHERS as above.
  */
-int uiddb_nss_needed(char *others, size_t cap, struct sbx_err *err);
+int uiddb_nss_needed(uint32_t first, uint32_t count, char *others, size_t cap,
+		     struct sbx_err *err);
 
 /* Whether ID is a user or a group in the system's database, by
  * `getent passwd ID` then `getent group ID`: 1 taken, 0 free, -1 with ERR

@@ -295,7 +295,7 @@ int uidrange_acquire(struct uid_lease *l, struct sbx_err *err)
 	add_reserved_ids(&t.files);
 	/* an admin's "reserved yes": no account of any service is in the range */
 	if (uiddb_scan_files(&t.files, err) == 0 &&
-	    (r.reserved || (nss = uiddb_nss_needed(t.nss, sizeof(t.nss), err)) >= 0)) {
+	    (r.reserved || (nss = uiddb_nss_needed(r.first, r.count, t.nss, sizeof(t.nss), err)) >= 0)) {
 		t.ask_nss = nss > 0;
 		rc = take_free(dir, &r, &t, l, err);
 	}

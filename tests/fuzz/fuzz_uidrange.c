@@ -45,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t len = size - 3;
 
 	(void)uidrange_parse(text, len, "fuzz", &r, &err);
-	(void)uiddb_nss_beyond_files(text, len, &subid, others, sizeof(others));
+	(void)uiddb_nss_beyond_files(text, len, len % 2, &subid, others, sizeof(others));
 	/* a range around where small fuzzed numbers land, and sbx's own */
 	id_set_init(&whole, 0, 4096);
 	id_set_init(&chunked, 0, 4096);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "jail/uiddb.h"
@@ -300,7 +301,7 @@ Test(uidrange, a_file_not_read_whole_is_an_error_naming_it)
 
 static bool beyond(const char *text, bool *subid, char *others)
 {
-	return uiddb_nss_beyond_files(text, strlen(text), subid, others, 256);
+	return uiddb_nss_beyond_files(text, strlen(text), false, subid, others, 256);
 }
 
 Test(uidrange, files_only_needs_no_name_service)
@@ -330,6 +331,42 @@ Test(uidrange, other_sources_need_the_name_service)
 	cr_assert(beyond("passwd: files\n", &subid, others));
 	cr_assert(strstr(others, "group: (no line"), "%s", others);
 	cr_assert(beyond("", &subid, others));
+}
+
+/* Debian's default "files systemd" asked getent twice per root run; a
+ * systemd that cannot name an id of the range needs no asking, one that
+ * can (a range it gives out, a dropped-in record, a service of its own
+ * ranges such as machined's containers) still does. */
+Test(uidrange, a_systemd_source_that_cannot_name_the_range_needs_no_name_service)
+{
+	char others[256], *dir = strdup("/tmp/sbx-userdb-XXXXXX"), *svc = NULL, *f = NULL;
+	const char *none[] = { "/nonexistent/userdb", NULL };
+	bool subid;
+
+	const char *deb = "passwd: files systemd\ngroup: files systemd\n";
+	const char *sss = "passwd: files systemd sss\ngroup: files systemd\n";
+
+	cr_assert_not(uiddb_nss_beyond_files(deb, strlen(deb), true, &subid, others,
+					     sizeof(others)));
+	cr_assert(uiddb_nss_beyond_files(sss, strlen(sss), true, &subid, others, sizeof(others)));
+	cr_assert_str_eq(others, "passwd: sss");
+	cr_assert(uiddb_systemd_known(2000000000u, 65536, none, "/nonexistent/run"));
+	cr_assert_not(uiddb_systemd_known(61000, 1000, none, "/nonexistent/run"), "homed, dynamic");
+	cr_assert_not(uiddb_systemd_known(1879048000u, 65536, none, "/nonexistent/run"),
+		      "container users");
+	cr_assert_not(uiddb_systemd_known(2147400000u, 65536, none, "/nonexistent/run"),
+		      "the foreign range");
+	cr_assert_not_null(mkdtemp(dir));
+	const char *dirs[] = { dir, NULL };
+	cr_assert(uiddb_systemd_known(2000000000u, 65536, dirs, dir), "empty: nothing known");
+	cr_assert(asprintf(&svc, "%s/io.systemd.Home", dir) > 0 && mknod(svc, S_IFREG | 0600, 0) == 0);
+	cr_assert_not(uiddb_systemd_known(2000000000u, 65536, dirs, "/nonexistent/run"),
+		      "a dropped-in record");
+	cr_assert(uiddb_systemd_known(2000000000u, 65536, none, dir), "homed's own service");
+	cr_assert(asprintf(&f, "%s/io.systemd.Machine", dir) > 0 && mknod(f, S_IFREG | 0600, 0) == 0);
+	cr_assert_not(uiddb_systemd_known(2000000000u, 65536, none, dir), "machined's service");
+	unlink(svc), unlink(f), rmdir(dir);
+	free(svc), free(f), free(dir);
 }
 
 Test(uidrange, a_subid_source_is_noticed)
