@@ -336,12 +336,15 @@ int uiddb_scan_files(struct id_set *s, struct sbx_err *err)
 			return -1;
 	}
 	if (s->oom)
-		return err_set(err, ERR_SETUP, ENOMEM, "reading /etc/passwd, /etc/group, "
+		return err_set(err, ERR_INTERNAL, ENOMEM, "reading /etc/passwd, /etc/group, "
 			       "/etc/subuid and /etc/subgid: out of memory");
 	return 0;
 }
 
 /* ---- the name service ------------------------------------------------- */
+
+/* The most of nsswitch.conf sbx reads; Debian's is 500 bytes. */
+#define UIDDB_NSSWITCH_MAX (64u << 10)
 
 /* Append "DB: WORD" (or ", WORD") to OTHERS. */
 static void note_source(char *others, size_t cap, const char *db, size_t dblen,
@@ -497,10 +500,14 @@ int uiddb_nss_needed(uint32_t first, uint32_t count, char *others, size_t cap,
 		snprintf(others, cap, "no %s: glibc's default", UIDDB_NSSWITCH);
 		return 1;
 	}
-	if (fd < 0 || !(text = malloc(1u << 20)))
+	if (fd < 0)
 		return err_set(err, ERR_SETUP, errno, "%s: %s (sbx reads it to know where the "
 			       "host's accounts are listed)", UIDDB_NSSWITCH, strerror(errno));
-	while (len < (1u << 20) && (r = read(fd, text + len, (1u << 20) - len)) != 0) {
+	if (!(text = malloc(UIDDB_NSSWITCH_MAX)))
+		return err_set(err, ERR_INTERNAL, ENOMEM, "reading %s: out of memory",
+			       UIDDB_NSSWITCH);
+	while (len < UIDDB_NSSWITCH_MAX &&
+	       (r = read(fd, text + len, UIDDB_NSSWITCH_MAX - len)) != 0) {
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
@@ -510,8 +517,8 @@ int uiddb_nss_needed(uint32_t first, uint32_t count, char *others, size_t cap,
 		len += (size_t)r;
 	}
 	/* a line past what was read could name a source */
-	if (len == (1u << 20))
-		return err_set(err, ERR_SETUP, EFBIG, "%s: 1 MiB or more: not a name service "
+	if (len == UIDDB_NSSWITCH_MAX)
+		return err_set(err, ERR_SETUP, EFBIG, "%s: 64 KiB or more: not a name service "
 			       "configuration sbx can read whole; check what wrote it",
 			       UIDDB_NSSWITCH);
 	/* Debian's default "files systemd": no getent per run, when systemd's
