@@ -9,8 +9,9 @@
  *   DEFAULT ACTION                 -> default_action (+ errno)
  * ALLOW lists become `allow`, the others `deny`.  What sbx cannot hold is
  * noted and fails closed: argument filters (an allowed call with a filter
- * is left out, a denied one is denied whatever its arguments), TRAP, TRACE
- * and USER_NOTIF (denied), an errno other than EPERM on a deny list, KILL
+ * is left out, a denied one is denied whatever its arguments), TRAP (its
+ * SIGSYS kills, so it is KILL), TRACE and USER_NOTIF (denied), an errno
+ * other than EPERM on a deny list, KILL
  * and ERRNO lists together (sbx has one deny action: all are killed).
  * `#define NAME VALUE` of one number or name is a constant, as in Kafel.
  * Text outside this subset (#include, SYSCALL[n], an expression in a
@@ -374,6 +375,11 @@ static int parse_rule(struct kafel *k)
 
 	if (parse_action(k, &act, &eno, aname, sizeof(aname)) < 0 || !take(k, "{"))
 		return fail(k, "'{' was expected after an action");
+	/* TRAP's SIGSYS ends a program that does not catch it, as KILL
+	 * does: the stricter of sbx's two deny actions; TRACE and
+	 * USER_NOTIF with no tracer or listener fail the call */
+	if (act == ACT_OTHER && !strcmp(aname, "TRAP"))
+		act = ACT_KILL;
 	if (act != ACT_ALLOW) {
 		k->deny_acts |= 1 << (act == ACT_OTHER ? ACT_ERRNO : act);
 		if (act == ACT_ERRNO && eno != 1)

@@ -504,6 +504,19 @@ Test(import_nsjail, kafel_kill_and_errno_lists_all_kill)
 	done(&p, &r);
 }
 
+/* TRAP's SIGSYS kills a program that does not catch it: imported as an
+ * EPERM deny it would let the program go on past the call. */
+Test(import_nsjail, kafel_trap_kills)
+{
+	struct policy p;
+	struct import_result r;
+
+	translate("seccomp_string: \"TRAP { ptrace } DEFAULT ALLOW\"", &p, &r);
+	cr_expect(has_str(&p.seccomp.deny, "ptrace"));
+	cr_expect_eq(p.seccomp.deny_action, SC_KILL);
+	done(&p, &r);
+}
+
 Test(import_nsjail, kafel_unknown_names_are_left_out)
 {
 	struct policy p;
