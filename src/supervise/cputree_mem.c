@@ -109,20 +109,22 @@ int64_t cputree_uncharged_kib(struct cputree *t)
 	return sockets_in_use(t) ? sockmem_netlink_kib(t->netlink_fd) : 0;
 }
 
-/* "Pss:" of /proc/PID/smaps_rollup in KiB, or -1 with errno: EACCES for a
- * process that is not dumpable (the init), anything else when it is gone. */
-static int64_t pss_kib(int dirfd, pid_t pid, pid_t tid)
+/*
+ * The KiB after "\nKEY" in /proc/PID/FILE (of task TID: a live thread of
+ * a process whose main thread exited), or -1 with errno: EACCES for a
+ * file the process's dumpable flag hides, anything else when it is gone.
+ */
+static int64_t proc_kib(int dirfd, pid_t pid, pid_t tid, const char *file, const char *key)
 {
 	char path[64], text[4096];
 	long long kib = -1;
 	ssize_t n;
 	int fd;
 
-	/* TID: a live thread of a process whose main thread exited */
 	if (tid > 0 && tid != pid)
-		snprintf(path, sizeof(path), "%d/task/%d/smaps_rollup", (int)pid, (int)tid);
+		snprintf(path, sizeof(path), "%d/task/%d/%s", (int)pid, (int)tid, file);
 	else
-		snprintf(path, sizeof(path), "%d/smaps_rollup", (int)pid);
+		snprintf(path, sizeof(path), "%d/%s", (int)pid, file);
 	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
@@ -133,43 +135,28 @@ static int64_t pss_kib(int dirfd, pid_t pid, pid_t tid)
 		return -1;
 	}
 	text[n] = '\0';
-	const char *p = strstr(text, "\nPss:");
-	if (!p || sscanf(p + 5, "%lld", &kib) != 1 || kib < 0)
+	const char *p = strstr(text, key);
+	if (!p || sscanf(p + strlen(key), "%lld", &kib) != 1 || kib < 0)
 		return -1;
 	return kib;
 }
 
+/* "Pss:" of smaps_rollup: the init's, and a non-dumpable program's, refuse. */
+static int64_t pss_kib(int dirfd, pid_t pid, pid_t tid)
+{
+	return proc_kib(dirfd, pid, tid, "smaps_rollup", "\nPss:");
+}
+
 /*
- * "VmPTE:" of /proc/PID/status in KiB (the page tables at every level), or
- * -1 when it is gone.  Page tables are in no RSS: a read-only private
- * mapping read once every 2 MiB maps the shared zero page and costs a 4 KiB
- * page table each time, so eight processes held 1 GiB of page tables
- * under a 64M limit with RSS flat.  status is readable whether or not the
- * process is dumpable.
+ * "VmPTE:" of status: the page tables at every level.  Page tables are in
+ * no RSS: a read-only private mapping read once every 2 MiB maps the shared
+ * zero page and costs a 4 KiB page table each time, so eight processes
+ * held 1 GiB of page tables under a 64M limit with RSS flat.  status is
+ * readable whether or not the process is dumpable.
  */
 static int64_t pagetable_kib(int dirfd, pid_t pid, pid_t tid)
 {
-	char path[64], text[4096];
-	long long kib = -1;
-	ssize_t n;
-	int fd;
-
-	if (tid > 0 && tid != pid)
-		snprintf(path, sizeof(path), "%d/task/%d/status", (int)pid, (int)tid);
-	else
-		snprintf(path, sizeof(path), "%d/status", (int)pid);
-	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, text, sizeof(text) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	text[n] = '\0';
-	const char *p = strstr(text, "\nVmPTE:");
-	if (!p || sscanf(p + 7, "%lld", &kib) != 1 || kib < 0)
-		return -1;
-	return kib;
+	return proc_kib(dirfd, pid, tid, "status", "\nVmPTE:");
 }
 
 /*
