@@ -80,7 +80,8 @@ static int step(int dir, const char *comp, struct path_walk *w)
 	int next = -1;
 
 	note_walked(w, comp);
-	if (w->mkdir && mkdirat(dir, comp, 0755) < 0 && errno != EEXIST)
+	if (w->mkdir && mkdirat(dir, comp, w->mkdir_mode ? w->mkdir_mode(dir, w->arg) : 0755) < 0 &&
+	    errno != EEXIST)
 		w->failed = PATH_FAIL_MKDIR;
 	else if ((next = openat(dir, comp, w->flags | O_DIRECTORY | O_NOFOLLOW |
 				O_CLOEXEC)) < 0)

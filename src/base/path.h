@@ -43,14 +43,16 @@ enum path_fail {
  */
 struct path_walk {
 	int flags;        /* O_RDONLY, or O_PATH (mount points) */
-	bool mkdir;       /* create a missing directory (0755) first */
+	bool mkdir;       /* create a missing directory first */
+	/* its mode, by the directory it is made in; NULL: 0755 */
+	mode_t (*mkdir_mode)(int dir, void *arg);
 	/* allow ".." (a path the caller gave, walked from its cwd or "/":
 	 * climbing is no escape there; beneath a directory it would be) */
 	bool dotdot;
 	/* called on every directory the walk holds, the start included,
 	 * before it goes on from there; -1 ends the walk */
 	int (*check)(int fd, const char *walked, void *arg);
-	void *arg;
+	void *arg;        /* for check and mkdir_mode */
 	/* optional: the names walked are appended here, "/"-separated, to
 	 * what the caller put in ("/" for a walk from the root); after a
 	 * failed open it ends with the component that failed */

@@ -129,7 +129,8 @@ int mount_workspace_tmpfs(struct root_build *b, const struct mount_entry *m,
  *   NULL-terminated, mount ATTRS; its mount fd.
  * mp_close2: close A and B (-1: skipped) keeping errno; returns RC. */
 enum leaf_kind { LEAF_DIR, LEAF_FILE, LEAF_LINK };
-int mp_make(int root_fd, const char *dst, enum leaf_kind kind, const char *link_target);
+int mp_make(const struct root_build *b, const char *dst, enum leaf_kind kind,
+	    const char *link_target);
 int mp_open_leaf(int dir, const char *leaf, enum leaf_kind kind);
 int mp_attach(int tree, int dst_fd);
 int mp_clone(int src_fd, unsigned attrs, const char **step);

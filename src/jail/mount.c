@@ -97,7 +97,7 @@ int mount_fail(struct sbx_err *err, int e, const struct mount_entry *m, const ch
 static int symlink_entry(struct root_build *b, const struct mount_entry *m,
 			 struct sbx_err *err)
 {
-	if (mp_make(b->root_fd, m->dst, LEAF_LINK, m->src) < 0)
+	if (mp_make(b, m->dst, LEAF_LINK, m->src) < 0)
 		return mount_fail(err, errno, m, "symlink");
 	return 0;
 }
@@ -145,7 +145,7 @@ static int mount_workspace(struct root_build *b, struct sbx_err *err)
 		m.type = MNT_TMPFS;
 		return mount_workspace_tmpfs(b, &m, err);
 	}
-	fd = mp_make(b->root_fd, m.dst, LEAF_DIR, NULL);
+	fd = mp_make(b, m.dst, LEAF_DIR, NULL);
 	if (fd < 0)
 		return mount_fail(err, errno, &m, "mkdir");
 	close(fd);
@@ -216,7 +216,7 @@ static int synthesize_etc(struct root_build *b, struct sbx_err *err)
 
 	if (etc_is_mounted(b->plan->policy))
 		return 0;
-	fd = mp_make(b->root_fd, "/etc", LEAF_DIR, NULL);
+	fd = mp_make(b, "/etc", LEAF_DIR, NULL);
 	if (fd < 0)
 		return mount_fail(err, errno, &m, "mkdir /etc");
 	rc = etc_synthesize(b->plan, fd, err);

@@ -238,7 +238,7 @@ int mount_bind(struct root_build *b, const struct mount_entry *m, const struct b
 	int dst;
 
 	if (s->link) {
-		if (mp_make(b->root_fd, m->dst, LEAF_LINK, s->link) < 0)
+		if (mp_make(b, m->dst, LEAF_LINK, s->link) < 0)
 			return mount_fail(err, errno, m, "symlink");
 		return 0;
 	}
@@ -252,7 +252,7 @@ int mount_bind(struct root_build *b, const struct mount_entry *m, const struct b
 	if (s->procfs < 0) /* fail closed: what cannot be checked is not bound */
 		return mount_fail(err, EPERM, m, "cannot tell whether the source holds "
 				  "a host procfs (no /proc/self/mountinfo)");
-	dst = mp_make(b->root_fd, m->dst, S_ISDIR(st.st_mode) ? LEAF_DIR : LEAF_FILE, NULL);
+	dst = mp_make(b, m->dst, S_ISDIR(st.st_mode) ? LEAF_DIR : LEAF_FILE, NULL);
 	if (dst < 0)
 		return mount_fail(err, errno, m, "creating the mount point");
 	/* the tree is made already (clone_source, or hostbind.c when

@@ -36,7 +36,7 @@ static int mount_new_fs(struct root_build *b, const struct mount_entry *m,
 			const char *type, const char *const *opts, unsigned attrs,
 			struct sbx_err *err)
 {
-	int dst = mp_make(b->root_fd, m->dst, LEAF_DIR, NULL), mnt;
+	int dst = mp_make(b, m->dst, LEAF_DIR, NULL), mnt;
 
 	if (dst < 0)
 		return mount_fail(err, errno, m, "creating the mount point");
@@ -147,7 +147,7 @@ int mount_workspace_tmpfs(struct root_build *b, const struct mount_entry *m,
 	/* nosuid+nodev as for every mount the program can write */
 	if (src < 0 && (src = mp_new_fs("tmpfs", opts, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)) < 0)
 		return mount_fail(err, errno, m, step);
-	dst = mp_make(b->root_fd, m->dst, LEAF_DIR, NULL);
+	dst = mp_make(b, m->dst, LEAF_DIR, NULL);
 	if (dst < 0 || workspace_mount(b, src, dst, &held, &step) < 0) {
 		int e = errno;
 

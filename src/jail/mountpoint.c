@@ -25,10 +25,42 @@
  * through one (made by an earlier SYMLINK entry, or found in a bound
  * host directory) is refused, so no mount can land outside the root.
  */
-static int open_parent(int root_fd, const char *dst, char leaf[NAME_MAX + 1])
+/*
+ * A directory made only to hold a mount point is no place to write when it
+ * is in one of the jail's own tmpfs but the workspace (the jail's /tmp, a
+ * --tmpfs): the program's files there vanish with the jail, so a build
+ * writing ../x.deb beside a checkout bound below /tmp got "ok" and lost it.
+ * There it is r-x, and such a write fails at once (EACCES); the init, with
+ * its capabilities, still makes further mount points inside.  In a host
+ * directory (a -B bind, a -w workspace) or the workspace tmpfs (-o copies
+ * from it), what the program writes is kept: 0755.
+ */
+static mode_t holder_mode(int dir, void *arg)
 {
-	struct path_walk w = { .flags = O_PATH, .mkdir = true };
-	int dir = path_walk(root_fd, dst, &w, leaf);
+	const struct jail_fs *fs = arg;
+	struct stat in, t;
+
+	if (!fs || fstat(dir, &in) < 0)
+		return 0555;
+	if (fs->ws >= 0 && fstat(fs->ws, &t) == 0 && t.st_dev == in.st_dev)
+		return 0755;
+	for (size_t i = 0; i < fs->ntmpfs; i++)
+		if (fstat(fs->tmpfs[i], &t) == 0 && t.st_dev == in.st_dev)
+			return 0555;
+	return 0755;
+}
+
+/*
+ * Open the parent directory of DST inside the new root, creating missing
+ * directories.  Never follows a symlink: a destination that passes
+ * through one (made by an earlier SYMLINK entry, or found in a bound
+ * host directory) is refused, so no mount can land outside the root.
+ */
+static int open_parent(const struct root_build *b, const char *dst, char leaf[NAME_MAX + 1])
+{
+	struct path_walk w = { .flags = O_PATH, .mkdir = true, .mkdir_mode = holder_mode,
+			       .arg = b->fs };
+	int dir = path_walk(b->root_fd, dst, &w, leaf);
 
 	/* O_PATH|O_NOFOLLOW opens a symlink itself: O_DIRECTORY says ENOTDIR */
 	if (dir < 0 && w.failed == PATH_FAIL_OPEN && (errno == ENOTDIR || errno == ELOOP))
@@ -69,10 +101,11 @@ int mp_open_leaf(int dir, const char *leaf, enum leaf_kind kind)
 	return fd;
 }
 
-int mp_make(int root_fd, const char *dst, enum leaf_kind kind, const char *link_target)
+int mp_make(const struct root_build *b, const char *dst, enum leaf_kind kind,
+	    const char *link_target)
 {
 	char leaf[NAME_MAX + 1];
-	int dir = open_parent(root_fd, dst, leaf);
+	int dir = open_parent(b, dst, leaf);
 	int fd, e;
 
 	if (dir < 0)

@@ -9,6 +9,8 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* A checkout-like directory the jail (host uid 65534 under root) can write. */
@@ -43,6 +45,38 @@ Test(ci, bind_dot_starts_the_step_in_the_checkout)
 	sbx_result_free(&r);
 	rm_tree(dir);
 	free(dir);
+}
+
+/*
+ * A packaging step writes its artifact beside the checkout (dpkg-deb's
+ * ../hello_2.10-3_amd64.deb).  Bound below /tmp, the checkout's parent in
+ * the jail is a directory sbx made in the jail's private /tmp: the write
+ * succeeded there, the record said ok, and the .deb vanished with the
+ * jail.  It must fail at once instead, and what the step writes in the
+ * checkout must reach the host.
+ */
+Test(ci, a_write_beside_a_checkout_bound_below_tmp_fails_at_once)
+{
+	struct sbx_opts o = { .no_record = true };
+	struct sbx_result r;
+	char *dir = checkout(), *sub = xasprintf("%s/hello-2.10", dir);
+	char *deb = xasprintf("%s/hello_2.10-3_amd64.deb", dir);
+	char *kept = xasprintf("%s/built", sub);
+
+	REQUIRE_USERNS();
+	cr_assert_eq(mkdir(sub, 0777), 0);
+	cr_assert_eq(chmod(sub, 0777), 0);
+	o.cwd = sub;
+	sbx_run(&r, &o, SBX_ARGV("run", "-q", "-p", "host", "-B", ".", "--net", "none", "--",
+				 "/bin/sh", "-c", "echo ok > built && echo deb > ../hello_2.10-3_amd64.deb"));
+	cr_assert_neq(r.exit_status, 0, "the write beside the checkout succeeded: %s", r.err);
+	cr_assert(strstr(r.err, "Permission denied") || strstr(r.err, "Read-only"),
+		  "no error names the refused write: %s", r.err);
+	cr_assert_eq(access(kept, F_OK), 0, "the file written in the checkout is not on the host");
+	cr_assert_neq(access(deb, F_OK), 0, "the artifact reached the host without a bind of ..");
+	sbx_result_free(&r);
+	rm_tree(dir);
+	free(kept), free(deb), free(sub), free(dir);
 }
 
 Test(ci, chdir_to_a_missing_directory_is_an_error)
