@@ -155,6 +155,8 @@ int net_limit_dgram_queue(struct sbx_err *err);
  * seccomp. */
 int rlimit_apply(const struct policy *p, bool cgroup, struct sbx_err *err);
 int rlimit_apply_memory(const struct policy *p, bool cgroup, struct sbx_err *err);
+/* The RLIMIT_DATA that rlimit_apply_memory sets, in bytes; 0: none. */
+uint64_t rlimit_data_bytes(const struct policy *p, bool cgroup);
 /* rlimit.c: the RLIMIT_CPU soft limit rlimit_apply gives (the caller's
  * ulimit included), in ns; 0 = none. */
 int64_t rlimit_cpu_soft_ns(const struct policy *p);

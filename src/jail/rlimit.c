@@ -150,14 +150,22 @@ static int set_kernel_quotas(struct sbx_err *err)
  * while one process still cannot touch unbounded memory between samples.
  * Last before seccomp and exec: past this point nothing may map memory.
  */
-int rlimit_apply_memory(const struct policy *p, bool cgroup, struct sbx_err *err)
+uint64_t rlimit_data_bytes(const struct policy *p, bool cgroup)
 {
 	/* with a cgroup, memory.max counts what the tree holds, and a backstop
 	 * would refuse a mapping before the kernel's OOM evidence could exist */
 	rlim_t v = cgroup ? RLIM_INFINITY
 			  : policy_value(p, LIM_MEMORY_MB, MIB * RLIMIT_DATA_FACTOR);
 
-	return set_limit(RLIMIT_DATA, "RLIMIT_DATA", v, v, err);
+	return v == RLIM_INFINITY ? 0 : (uint64_t)v;
+}
+
+int rlimit_apply_memory(const struct policy *p, bool cgroup, struct sbx_err *err)
+{
+	uint64_t v = rlimit_data_bytes(p, cgroup);
+	rlim_t lim = v ? (rlim_t)v : RLIM_INFINITY;
+
+	return set_limit(RLIMIT_DATA, "RLIMIT_DATA", lim, lim, err);
 }
 
 int rlimit_apply(const struct policy *p, bool cgroup, struct sbx_err *err)

@@ -166,6 +166,8 @@ static int rule_arg(int nr, int err, const uint64_t *args, uint64_t *neutral,
 		*decided = args[i] & 0xffff;
 		return i;
 	}
+	case __NR_mmap:
+		return *neutral = 4096, *decided = args[1], 1;
 	case __NR_fcntl:
 		return *neutral = 4096, *decided = (uint32_t)args[2], 2;
 	case __NR_renameat2:
@@ -272,6 +274,8 @@ void sc_arg_text(int nr, int arg, uint64_t value, char *buf, size_t size)
 		snprintf(buf, size, "persona=0x%llx", (unsigned long long)value);
 	} else if (nr == __NR_pipe2) {
 		snprintf(buf, size, "flags=O_NOTIFICATION_PIPE");
+	} else if (nr == __NR_mmap) {
+		snprintf(buf, size, "length=%llu", (unsigned long long)value);
 	} else if (nr == __NR_fcntl) {
 		snprintf(buf, size, "pipe_size=%llu", (unsigned long long)value);
 	} else if (nr == __NR_renameat2) {

@@ -26,7 +26,9 @@
  *   - openat2 -> ENOSYS (its mode is in memory; glibc falls back to openat);
  *   - pipe2(O_NOTIFICATION_PIPE) (watch queues) -> EPERM;
  *   - prlimit64 on pid 1 (the jail's init) -> EPERM;
- *   - fcntl(F_SETPIPE_SZ) above the default 64 KiB -> EPERM.
+ *   - fcntl(F_SETPIPE_SZ) above the default 64 KiB -> EPERM;
+ *   - for a run without a cgroup, mmap of private writable memory longer
+ *     than RLIMIT_DATA -> ENOMEM (reported with its length).
  * tests/probes/README.md ("Syscall arguments the filter checks") lists
  * every argument of an allowed syscall that was audited, and why.
  * tests/unit/test_seccomp.c runs the program through a BPF interpreter.
@@ -47,6 +49,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -106,6 +109,7 @@ struct run {
 };
 
 struct gen {
+	uint64_t alloc_max; /* mmap's length bound (sc_filter_build_run), 0: none */
 	struct sock_filter insn[BPF_MAXINSNS];
 	unsigned n;
 	bool overflow;
@@ -284,6 +288,34 @@ static void emit_mknod_check(struct gen *g, unsigned mode_arg)
 	emit(g, RET(RET_EPERM));
 }
 
+#define ARG_HI(i) (ARG_LO(i) + 4)
+
+/*
+ * mmap of private writable memory longer than ALLOC_MAX: ENOMEM, as
+ * RLIMIT_DATA would answer it, but here the refusal is reported with its
+ * length, so the record shows that the program asked for more memory than
+ * it may hold (Python's MemoryError otherwise ended "exited with code 1").
+ * Only what RLIMIT_DATA counts: PROT_WRITE with MAP_PRIVATE.  The length
+ * is 64 bits: the high word first.
+ */
+static void emit_mmap_check(struct gen *g)
+{
+	uint32_t hi = (uint32_t)(g->alloc_max >> 32), lo = (uint32_t)g->alloc_max;
+
+	emit(g, LD(ARG_LO(2)));
+	emit(g, JSET(PROT_WRITE, 0, 9));
+	/* MAP_SHARED_VALIDATE is 3: private means the shared bit clear */
+	emit(g, LD(ARG_LO(3)));
+	emit(g, JSET(MAP_SHARED, 7, 0));
+	emit(g, JSET(MAP_PRIVATE, 0, 6));
+	emit(g, LD(ARG_HI(1)));
+	emit(g, JGE(hi + 1, 3, 0));
+	emit(g, JEQ(hi, 0, 3));
+	emit(g, LD(ARG_LO(1)));
+	emit(g, JGE(lo + 1, 0, 1));
+	emit(g, RET(SECCOMP_RET_ERRNO | ENOMEM));
+}
+
 /* renameat2: RENAME_WHITEOUT leaves a whiteout device at the old name,
  * unprivileged, the same node mknod is refused above. */
 static void emit_rename_check(struct gen *g)
@@ -312,6 +344,7 @@ enum arg_check {
 	CHECK_MKNOD_1,
 	CHECK_MKNOD_2,
 	CHECK_RENAME,
+	CHECK_MMAP,
 };
 
 static enum arg_check check_of(int nr)
@@ -332,13 +365,17 @@ static enum arg_check check_of(int nr)
 	case __NR_mknod: return CHECK_MKNOD_1;
 	case __NR_mknodat: return CHECK_MKNOD_2;
 	case __NR_renameat2: return CHECK_RENAME;
+	case __NR_mmap: return CHECK_MMAP;
 	default: return CHECK_NONE;
 	}
 }
 
-/* Whether NR's arguments are checked when it is allowed. */
-static bool has_arg_check(int nr)
+/* Whether NR's arguments are checked when it is allowed (mmap's only with
+ * a length bound, ALLOC_MAX). */
+static bool has_arg_check(int nr, uint64_t alloc_max)
 {
+	if (check_of(nr) == CHECK_MMAP)
+		return alloc_max > 0;
 	return check_of(nr) != CHECK_NONE;
 }
 
@@ -361,6 +398,7 @@ static void emit_arg_leaf(struct gen *g, int nr, uint32_t ret)
 	case CHECK_MKNOD_1: emit_mknod_check(g, 1); break;
 	case CHECK_MKNOD_2: emit_mknod_check(g, 2); break;
 	case CHECK_RENAME: emit_rename_check(g); break;
+	case CHECK_MMAP: emit_mmap_check(g); break;
 	case CHECK_NONE: break;
 	}
 	emit(g, RET(ret));
@@ -399,8 +437,8 @@ static bool same_check(int a, int b)
 }
 
 /* The action of each syscall number, as runs.  Returns the run count. */
-static size_t build_runs(const struct seccomp_spec *spec, const bool *allow,
-			 const bool *deny, struct run *runs)
+static size_t build_runs(const struct seccomp_spec *spec, uint64_t alloc_max,
+			 const bool *allow, const bool *deny, struct run *runs)
 {
 	uint32_t def = ret_of(spec->default_action, spec->errno_value);
 	uint32_t deny_ret = spec->deny_action == SC_KILL ? SECCOMP_RET_KILL_PROCESS
@@ -416,7 +454,7 @@ static size_t build_runs(const struct seccomp_spec *spec, const bool *allow,
 		 * cannot read; both have an older call libraries fall back to. */
 		if (nr == __NR_clone3 || (nr == __NR_openat2 && ret == SECCOMP_RET_ALLOW))
 			ret = RET_ENOSYS;
-		if (has_arg_check(nr) && ret == SECCOMP_RET_ALLOW)
+		if (has_arg_check(nr, alloc_max) && ret == SECCOMP_RET_ALLOW)
 			args = nr;
 		/* Namespace flags are refused even if clone is otherwise
 		 * denied with ERRNO or left to the default. */
@@ -469,8 +507,8 @@ static void mark_learnable(bool *allow, const bool *deny)
 	}
 }
 
-static int build(const struct seccomp_spec *spec, bool learn, struct sock_fprog *out,
-		 struct sbx_err *err)
+static int build(const struct seccomp_spec *spec, bool learn, uint64_t alloc_max,
+		 struct sock_fprog *out, struct sbx_err *err)
 {
 	bool allow[SC_NR_MAX] = { false }, deny[SC_NR_MAX] = { false };
 	struct run runs[SC_NR_MAX + 1];
@@ -485,10 +523,12 @@ static int build(const struct seccomp_spec *spec, bool learn, struct sock_fprog 
 		mark_learnable(allow, deny);
 	g = malloc(sizeof(*g));
 	if (!g)
-		return err_set(err, ERR_SETUP, ENOMEM, "seccomp: out of memory");
+		return err_set(err, ERR_INTERNAL, ENOMEM, "seccomp: out of memory");
 	g->n = 0;
 	g->overflow = false;
-	nruns = build_runs(spec, allow, deny, runs);
+	/* a bound at 2^47 or more (the whole user address space) is none */
+	g->alloc_max = alloc_max < (1ull << 47) ? alloc_max : 0;
+	nruns = build_runs(spec, g->alloc_max, allow, deny, runs);
 	emit_prologue(g);
 	emit_tree(g, runs, 0, nruns);
 	if (g->overflow) {
@@ -510,13 +550,19 @@ static int build(const struct seccomp_spec *spec, bool learn, struct sock_fprog 
 int sc_filter_build(const struct seccomp_spec *spec, struct sock_fprog *out,
 		    struct sbx_err *err)
 {
-	return build(spec, false, out, err);
+	return build(spec, false, 0, out, err);
+}
+
+int sc_filter_build_run(const struct seccomp_spec *spec, uint64_t alloc_max,
+			struct sock_fprog *out, struct sbx_err *err)
+{
+	return build(spec, false, alloc_max, out, err);
 }
 
 int sc_filter_build_learn(const struct seccomp_spec *spec, struct sock_fprog *out,
 			  struct sbx_err *err)
 {
-	return build(spec, true, out, err);
+	return build(spec, true, 0, out, err);
 }
 
 void sc_filter_free(struct sock_fprog *prog)

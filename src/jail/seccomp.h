@@ -13,6 +13,7 @@
 
 #include <linux/filter.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/err.h"
 #include "policy/policy.h"
@@ -49,6 +50,12 @@ int sc_spec_check(const struct seccomp_spec *spec, struct sbx_err *err);
  */
 int sc_filter_build(const struct seccomp_spec *spec, struct sock_fprog *out,
 		    struct sbx_err *err);
+
+/* The same for a run: ALLOC_MAX (bytes, 0: none) bounds the length of one
+ * mmap of private writable memory, ENOMEM past it, as RLIMIT_DATA of that
+ * size would answer, but reported. */
+int sc_filter_build_run(const struct seccomp_spec *spec, uint64_t alloc_max,
+			struct sock_fprog *out, struct sbx_err *err);
 void sc_filter_free(struct sock_fprog *prog);
 
 /*

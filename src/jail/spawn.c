@@ -257,7 +257,10 @@ static int build_filters(const struct jail_spec *spec, struct jail_plan *plan,
 {
 	const struct seccomp_spec *sc = &spec->policy->seccomp;
 
-	if (sc_filter_build(sc, &plan->prog, err) < 0)
+	/* one mmap past RLIMIT_DATA can never succeed: refused by the filter
+	 * instead, the record names it */
+	if (sc_filter_build_run(sc, rlimit_data_bytes(spec->policy, spec->cgroup_fd >= 0),
+				&plan->prog, err) < 0)
 		return -1;
 	if (spec->no_report) {
 		out->no_report = "--no-syscall-report";

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -497,6 +498,40 @@ Test(seccomp, renameat2_refuses_whiteouts_only)
 	cr_expect_eq(run_call5(&prog, SYS_renameat2, AT_FDCWD, 0, AT_FDCWD, 0, RENAME_EXCHANGE),
 		     SECCOMP_RET_ALLOW);
 	sc_filter_free(&prog);
+}
+
+/* One mmap longer than RLIMIT_DATA can never succeed: the filter answers
+ * ENOMEM itself, so the report names it.  Only private writable memory,
+ * what RLIMIT_DATA counts; reservations and shared maps pass. */
+Test(seccomp, mmap_past_the_data_limit_is_enomem)
+{
+	const char *allow[] = { "@default" };
+	struct seccomp_spec spec = { .default_action = SC_ERRNO, .errno_value = ENOSYS };
+	const uint64_t max = 1ull << 30, rw = PROT_READ | PROT_WRITE;
+	const uint32_t enomem = SECCOMP_RET_ERRNO | ENOMEM;
+	struct sock_fprog prog;
+	struct sbx_err err = { 0 };
+
+	spec.allow = list_of(allow, 1);
+	cr_assert_eq(sc_filter_build_run(&spec, max, &prog, &err), 0, "%s", err.msg);
+	cr_expect_eq(run_call5(&prog, SYS_mmap, 0, 2ull << 30, rw, MAP_PRIVATE | MAP_ANONYMOUS, -1),
+		     enomem);
+	cr_expect_eq(run_call5(&prog, SYS_mmap, 0, max + 1, rw, MAP_PRIVATE, 3), enomem);
+	/* the high word alone, and a length whose low word is small */
+	cr_expect_eq(run_call5(&prog, SYS_mmap, 0, (1ull << 32) + 4096, rw, MAP_PRIVATE, -1), enomem);
+	cr_expect_eq(run_call5(&prog, SYS_mmap, 0, max, rw, MAP_PRIVATE, -1), SECCOMP_RET_ALLOW);
+	cr_expect_eq(run_call5(&prog, SYS_mmap, 0, 4096, rw, MAP_PRIVATE, -1), SECCOMP_RET_ALLOW);
+	cr_expect_eq(run_call5(&prog, SYS_mmap, 0, 64ull << 30, PROT_NONE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1), SECCOMP_RET_ALLOW);
+	cr_expect_eq(run_call5(&prog, SYS_mmap, 0, 4ull << 30, rw, MAP_SHARED, 3), SECCOMP_RET_ALLOW);
+	cr_expect_eq(run_call5(&prog, SYS_mmap, 0, 4ull << 30, rw, MAP_SHARED_VALIDATE, 3),
+		     SECCOMP_RET_ALLOW);
+	sc_filter_free(&prog);
+	/* no bound (a cgroup run, or memory unlimited): not checked */
+	cr_assert_eq(sc_filter_build(&spec, &prog, &err), 0, "%s", err.msg);
+	cr_expect_eq(run_call5(&prog, SYS_mmap, 0, 8ull << 30, rw, MAP_PRIVATE, -1), SECCOMP_RET_ALLOW);
+	sc_filter_free(&prog);
+	strlist_free(&spec.allow);
 }
 
 /* fchmodat2 is outside @default, but a policy that allows it (or allows
