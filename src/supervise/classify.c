@@ -234,6 +234,15 @@ static bool classify_setup(struct sup *s)
 	return true;
 }
 
+/* The PATH the program got ("PATH=..."), for a message. */
+static const char *jail_path(const struct sup *s)
+{
+	for (size_t i = s->pol->env.n; i-- > 0;)
+		if (!strncmp(s->pol->env.v[i], "PATH=", 5))
+			return s->pol->env.v[i];
+	return "PATH (none set)";
+}
+
 static void classify_exec(struct sup *s)
 {
 	struct result *r = s->res;
@@ -244,7 +253,17 @@ static void classify_exec(struct sup *s)
 	r->has_exit_code = false;
 	r->term_signal = 0;
 	r->exit_status = (e == ENOENT || e == ENOTDIR) ? 127 : 126;
-	say(r, "exec failed: %s (%s)", e ? strerror(e) : "unknown error", cmd);
+	if (e == ENOENT && !strchr(cmd, '/'))
+		/* a tool the caller has (cargo in ~/.cargo/bin) is not in the jail */
+		say(r, "exec failed: %s (%s): not in the jail's %s; the jail has the host's "
+		       "/usr but not the caller's HOME or other directories: bind the tool's "
+		       "directory (-b DIR) and give its path, or set -e PATH=...",
+		    strerror(e), cmd, jail_path(s));
+	else if (e == ENOENT)
+		say(r, "exec failed: %s (%s): the jail has no such file: bind its directory "
+		       "(-b DIR) or copy it in (-f FILE)", strerror(e), cmd);
+	else
+		say(r, "exec failed: %s (%s)", e ? strerror(e) : "unknown error", cmd);
 }
 
 static bool classify_limits(struct sup *s)

@@ -87,7 +87,24 @@ Test(messages, quiet_exec_error_still_prints_one_sbx_line)
 	REQUIRE_USERNS();
 	sbx_run(&r, &o, SBX_ARGV("run", "-q", "--", "/no/such/program"));
 	cr_assert_eq(r.exit_status, 127, "exit %d; stderr: %s", r.exit_status, r.err);
-	cr_assert_str_eq(r.err, "sbx: exec failed: No such file or directory (/no/such/program)\n");
+	cr_assert_str_eq(r.err, "sbx: exec failed: No such file or directory (/no/such/program): "
+			 "the jail has no such file: bind its directory (-b DIR) or copy it in "
+			 "(-f FILE)\n");
+	sbx_result_free(&r);
+}
+
+/* A tool found by the caller's PATH (cargo in ~/.cargo/bin) failed with
+ * "exec failed: No such file or directory (cargo)" and no word of why. */
+Test(messages, a_command_not_in_the_jails_path_says_what_the_jail_has)
+{
+	struct sbx_opts o = { .no_record = true };
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	sbx_run(&r, &o, SBX_ARGV("run", "-q", "--", "sbx-no-such-tool"));
+	cr_assert_eq(r.exit_status, 127, "exit %d; stderr: %s", r.exit_status, r.err);
+	cr_assert(strstr(r.err, "PATH=/usr/local/bin:/usr/bin:/bin") && strstr(r.err, "HOME") &&
+		  strstr(r.err, "-b DIR"), "%s", r.err);
 	sbx_result_free(&r);
 }
 
