@@ -26,7 +26,7 @@ DEB_PKGS   := build-essential pkg-config libseccomp-dev \
               libcriterion-dev python3 python3-jsonschema \
               iproute2 util-linux procps jq groff-base mandoc \
               python3-numpy python3-pandas python3-matplotlib nodejs gcc g++ \
-              parallel
+              parallel less strace
 BENCH_PKGS := hyperfine bubblewrap strace time util-linux python3
 SANITIZE   ?=
 INTEG_ARGS ?=
@@ -51,6 +51,18 @@ INTEG_ARGS ?=
 VM_SKIP    := unix_socket_buffers_count_against_memory|unix_socket_buffers_count_with_a_loopback_network|the_record_shows_the_cpu_of_auto_reaped_children|unread_stdout_pipe_still_honours_sigint|children_reaped_by_wait_are_charged_once|a_line_after_a_stderr_burst_stays_after_it_in_one_log_file
 VM_SUITES  ?= @(cgroup|cgroup_fallback|status|lifetime|limits_evidence|lang)/!($(VM_SKIP))
 
+# The seccomp filter is written for x86_64 (its system call numbers and
+# audit architecture): elsewhere it would not build, or could kill every
+# jail.  Refuse plainly until another architecture is supported.
+TARGET_ARCH_TRIPLE := $(shell $(CC) -dumpmachine 2>/dev/null)
+ifneq ($(filter-out deps bench-deps vm-deps clean,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(TARGET_ARCH_TRIPLE),)
+ifeq ($(filter x86_64-%,$(TARGET_ARCH_TRIPLE)),)
+$(error sbx builds for x86_64 only for now, and $(CC) targets $(TARGET_ARCH_TRIPLE): its seccomp filter is written for x86_64's system calls)
+endif
+endif
+endif
+
 ifeq ($(SANITIZE),1)
 BUILD      := build-asan
 SAN_FLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -65,10 +77,16 @@ SBX        := $(BUILD)/sbx
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
-# override: CFLAGS= or LDFLAGS= on the command line (a packager's
-# dpkg-buildflags) add to these, not drop the warnings and the hardening.
-override CFLAGS  += -std=gnu11 $(OPT) -Wall -Wextra -Werror -Wshadow -Wformat=2 \
-           -Wno-unused-parameter -D_FORTIFY_SOURCE=2 -D_GNU_SOURCE \
+# override: CFLAGS=, CPPFLAGS= or LDFLAGS= on the command line (a
+# packager's dpkg-buildflags) add to these, not drop the warnings and the
+# hardening.  A _FORTIFY_SOURCE the packager sets (Ubuntu's 3) is kept, not
+# redefined.  -Werror is opt-in (WERROR=1, which CI sets): a newer
+# compiler's new warning must not break a distribution's build.
+WERROR     ?=
+CALLER_FLAGS := $(CPPFLAGS) $(CFLAGS)
+FORTIFY    := $(if $(findstring _FORTIFY_SOURCE,$(CALLER_FLAGS)),,-D_FORTIFY_SOURCE=2)
+override CFLAGS  += -std=gnu11 $(OPT) -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) \
+           -Wshadow -Wformat=2 -Wno-unused-parameter $(FORTIFY) -D_GNU_SOURCE \
            -fstack-protector-strong -fPIE -MMD -MP \
            -DSBX_VERSION='"$(VERSION)"' -Isrc -I$(BUILD)/gen -Ithird_party \
            $(PKG_CFLAGS) $(SAN_FLAGS)
@@ -114,7 +132,7 @@ $(BUILD)/sbx: $(OBJ) $(MAIN_OBJ)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 # Built-in policies are embedded from policy/*.policy by a generated file.
 $(BUILD)/gen/builtin_policies.c: $(POLICIES) tools/embed-policies.sh
@@ -122,7 +140,7 @@ $(BUILD)/gen/builtin_policies.c: $(POLICIES) tools/embed-policies.sh
 	sh tools/embed-policies.sh $(POLICIES) > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/gen/builtin_policies.o: $(BUILD)/gen/builtin_policies.c
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(UNIT_BIN): $(UNIT_SRC:%.c=$(BUILD)/%.o) $(OBJ)
 	@mkdir -p $(dir $@)
@@ -134,7 +152,7 @@ $(INTEG_BIN): $(INTEG_SRC:%.c=$(BUILD)/%.o) $(BUILD)/tests/harness.o $(CJSON_OBJ
 
 $(BUILD)/tests/harness.o: tests/harness.c tests/harness.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 probes:
 	$(MAKE) -C tests/probes OUT=$(abspath $(BUILD))/probes
@@ -143,7 +161,7 @@ probes:
 SIM_BIN := $(BUILD)/tests/sbx-sim
 $(SIM_BIN): tests/sim/sbx-sim.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
 
 # A leak of libcriterion's own runner is not ours (tests/lsan.supp).
 LSAN_ENV := LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp)
