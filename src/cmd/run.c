@@ -504,11 +504,13 @@ static void collect_files(struct run_ctx *c)
 		err_print(stderr, "sbx: warning: ", err.msg);
 		return;
 	}
+	art_mark_size_limit(c->res.files, record_file_size_bytes(&c->policy));
 	if (c->out_fd >= 0)
 		(void)art_copy_out(c->res.files, c->ws.dirfd, c->out_fd, c->opts.out_dir,
 				   art_out_budget(policy_limit(&c->policy, LIM_FILE_SIZE_MB)),
 				   ids_host_root() ? c->lease.uid : geteuid(),
 				   c->res.status == ST_ABORTED);
+	result_note_files(&c->res);
 }
 
 static void free_stages(struct run_ctx *c)
