@@ -395,14 +395,22 @@ static void say_more(struct result *r, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The entry of D with the most calls not yet in TAKEN. */
+/* clone3 and openat2 are always refused with ENOSYS and every libc falls
+ * back to clone and openat: the refusal is no cause of a failure. */
+static bool refused_with_fallback(const struct denied_call *c)
+{
+	return c->err == ENOSYS && (!strcmp(c->name, "clone3") || !strcmp(c->name, "openat2"));
+}
+
+/* The entry of D with the most calls not yet in TAKEN, fallbacks aside. */
 static const struct denied_call *most_refused(const struct denied_report *d,
 					      const bool taken[DENIED_MAX])
 {
 	const struct denied_call *best = NULL;
 
 	for (size_t i = 0; i < d->n && i < DENIED_MAX; i++)
-		if (!taken[i] && (!best || d->v[i].count > best->count))
+		if (!taken[i] && !refused_with_fallback(&d->v[i]) &&
+		    (!best || d->v[i].count > best->count))
 			best = &d->v[i];
 	return best;
 }
@@ -415,10 +423,13 @@ static void note_denied(struct sup *s)
 	enum { NAMED = 3 };
 	const struct denied_report *d = s->res->denied;
 	bool taken[DENIED_MAX] = { false };
-	size_t named = 0;
+	size_t named = 0, causes = 0;
 
-	if (!d || d->n == 0 || (s->res->status != ST_NONZERO_EXIT &&
-				s->res->status != ST_SIGNALED))
+	if (!d || (s->res->status != ST_NONZERO_EXIT && s->res->status != ST_SIGNALED))
+		return;
+	for (size_t i = 0; i < d->n && i < DENIED_MAX; i++)
+		causes += !refused_with_fallback(&d->v[i]);
+	if (causes == 0)
 		return;
 	say_more(s->res, "; refused by the seccomp filter: ");
 	for (const struct denied_call *c; named < NAMED && (c = most_refused(d, taken));
@@ -431,9 +442,9 @@ static void note_denied(struct sup *s)
 		say_more(s->res, "%s%s (%" PRIu64 "x, %s)", named ? ", " : "", c->name,
 			 c->count, err);
 	}
-	if (d->n > NAMED || d->omitted)
+	if (causes > NAMED || d->omitted)
 		say_more(s->res, " and %zu more (see denied_syscalls)",
-			 d->n - named + (d->omitted ? 1 : 0));
+			 causes - named + (d->omitted ? 1 : 0));
 }
 
 /* A failed program whose tree reached the process limit had forks

@@ -263,6 +263,26 @@ Test(record_causes, a_failed_program_names_the_calls_the_filter_refused, .timeou
 	causes_free(&x);
 }
 
+/* clone3 is refused with ENOSYS for every program that starts a thread
+ * (glibc falls back to clone): no cause of a failure, so not named. */
+Test(record_causes, a_refused_clone3_is_not_named_as_a_cause, .timeout = 180)
+{
+	struct causes_run x;
+
+	if (!have_userns())
+		cr_skip_test("SKIP: no user namespaces");
+	if (access("/usr/bin/python3", X_OK) != 0)
+		cr_skip_test("SKIP: no /usr/bin/python3");
+	causes_run(&x, "\"$SBX\" run -r \"$REC\" -- python3 -c \"import sys, threading; "
+		       "t = threading.Thread(target=print); t.start(); t.join(); sys.exit(1)\"");
+	REQUIRE_RECORD(&x);
+	cr_assert_str_eq(field(x.r, "status"), "nonzero-exit", "%s", field(x.r, "message"));
+	cr_assert(strstr(cJSON_PrintUnformatted(cJSON_GetObjectItem(x.r, "denied_syscalls")),
+			 "clone3"), "no clone3 refused: the test proves nothing");
+	cr_assert_str_eq(field(x.r, "message"), "exited with code 1");
+	causes_free(&x);
+}
+
 /* A program that ends well is not told about what was refused. */
 Test(record_causes, a_program_that_succeeds_keeps_a_plain_message, .timeout = 180)
 {
