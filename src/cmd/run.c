@@ -332,13 +332,24 @@ static void fail_result(struct run_ctx *c, struct sbx_err *err)
 	c->said = true;
 }
 
+/* The program did not end by itself: a limit or the filter ended it. */
+static bool ended_by_sbx(enum run_status st)
+{
+	return st == ST_TIMEOUT || st == ST_CPU_LIMIT || st == ST_MEMORY_LIMIT ||
+	       st == ST_OUTPUT_LIMIT || st == ST_SECCOMP;
+}
+
 /* sbx's own failures and a command that could not start get one `sbx:`
- * line on stderr, -q or not: the record may go nowhere a person reads. */
+ * line on stderr, -q or not: the record may go nowhere a person reads.
+ * So does a run a limit ended under -q: a Makefile showed only
+ * "Error 124", the cause in no record anyone had asked for. */
 static void say_own_error(struct run_ctx *c)
 {
 	enum run_status st = c->res.status;
 
 	if (!c->said && (st == ST_SETUP_ERROR || st == ST_CONFIG_ERROR || st == ST_EXEC_ERROR))
+		err_print(stderr, "sbx: ", c->res.message);
+	else if (c->opts.quiet && ended_by_sbx(st))
 		err_print(stderr, "sbx: ", c->res.message);
 }
 
@@ -504,11 +515,13 @@ static void collect_files(struct run_ctx *c)
 		err_print(stderr, "sbx: warning: ", err.msg);
 		return;
 	}
+	art_mark_size_limit(c->res.files, record_file_size_bytes(&c->policy));
 	if (c->out_fd >= 0)
 		(void)art_copy_out(c->res.files, c->ws.dirfd, c->out_fd, c->opts.out_dir,
 				   art_out_budget(policy_limit(&c->policy, LIM_FILE_SIZE_MB)),
 				   ids_host_root() ? c->lease.uid : geteuid(),
 				   c->res.status == ST_ABORTED);
+	result_note_files(&c->res);
 }
 
 static void free_stages(struct run_ctx *c)

@@ -72,6 +72,8 @@ struct ctl_msg {
 	int32_t sys_errno; /* for *_FAILED; CTL_EV_* bits for CTL_EXITED */
 	int64_t cpu_ns;    /* CTL_EXITED: the target's CPU as the kernel counts
 			    * it (ticks, RLIMIT_CPU's clock), -1 = unknown */
+	int32_t procs;     /* CTL_EXITED: the jail's processes as the target
+			    * ended, the init included, -1 = unknown */
 	char text[500];    /* NUL-terminated: the failing step, for people */
 };
 

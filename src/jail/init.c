@@ -14,6 +14,7 @@
  */
 #include "jail/internal.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -215,8 +216,29 @@ static void wait_for_go(const struct jail_plan *plan)
 /* What the init peeks at on the target's zombie, before the reap. */
 struct exit_probe {
 	int status_fd;    /* its /proc/PID/status, -1 = none */
+	int proc_fd;      /* the jail's own /proc, -1 = none */
 	int64_t cpu_soft; /* RLIMIT_CPU's soft limit in ns, 0 = none */
 };
+
+/* The processes of the jail now, the init and zombies included (both
+ * count against RLIMIT_NPROC), from its own /proc; -1 if it cannot say. */
+static int32_t count_procs(int proc_fd)
+{
+	int fd = proc_fd < 0 ? -1 : openat(proc_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	struct dirent *e;
+	int32_t n = 0;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	while ((e = readdir(d)))
+		n += e->d_name[0] >= '1' && e->d_name[0] <= '9';
+	closedir(d);
+	return n;
+}
 
 /* The seccomp filter itself killed it: the kernel marks the task that the
  * filter kills SECCOMP_MODE_DEAD ("Seccomp: 3"); a SIGSYS that anyone sent
@@ -276,8 +298,12 @@ static int reap_children(pid_t target, const struct exit_probe *ep, int *status,
 			return errno == ECHILD ? 0 : 1;
 		if (si.si_pid == 0)
 			return 1;
-		if (si.si_pid == target)
+		if (si.si_pid == target) {
 			exited->sys_errno = exit_evidence(&si, ep, &exited->cpu_ns);
+			/* before anything is killed: a tree held at the process
+			 * limit is seen whole, however short the run */
+			exited->procs = count_procs(ep->proc_fd);
+		}
 		if (waitpid(si.si_pid, &st, WNOHANG) != si.si_pid)
 			return 1;
 		if (si.si_pid == target) {
@@ -432,21 +458,21 @@ static void ctl_event(const struct jail_plan *plan, struct wall_bound *bound)
 static struct exit_probe open_exit_probe(const struct jail_plan *plan, int proc,
 					 pid_t pid)
 {
-	struct exit_probe ep = { .status_fd = -1, .cpu_soft = rlimit_cpu_soft_ns(plan->policy) };
+	struct exit_probe ep = { .status_fd = -1, .proc_fd = proc,
+				 .cpu_soft = rlimit_cpu_soft_ns(plan->policy) };
 	char path[32];
 
 	if (proc < 0)
 		return ep;
 	snprintf(path, sizeof(path), "%d/status", (int)pid);
 	ep.status_fd = openat(proc, path, O_RDONLY | O_CLOEXEC);
-	close(proc);
 	return ep;
 }
 
 __attribute__((noreturn)) static void supervise_target(const struct jail_plan *plan,
 						       pid_t target, int sfd, struct exit_probe ep)
 {
-	struct ctl_msg exited = { .type = CTL_EXITED, .cpu_ns = -1 };
+	struct ctl_msg exited = { .type = CTL_EXITED, .cpu_ns = -1, .procs = -1 };
 	struct wall_bound bound = wall_bound_start(plan);
 	bool done = false;
 	int status = 0;

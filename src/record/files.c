@@ -8,10 +8,14 @@
  * string of the record to UTF-8 afterwards (and says so in strings_lossy).
  */
 #include "record/internal.h"
+#include "record/result.h"
 #include "workspace/artifacts.h"
 
 #include <cjson/cJSON.h>
+#include <inttypes.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 
 static const char *kind_name(mode_t m)
@@ -38,7 +42,11 @@ static cJSON *file_json(const struct art_file *f)
 	    !record_add(o, "bytes", sized ? cJSON_CreateNumber((double)f->size)
 					: cJSON_CreateNull()) ||
 	    !cJSON_AddStringToObject(o, "change", change_names[f->change]) ||
-	    !cJSON_AddStringToObject(o, "kind", kind_name(f->mode))) {
+	    !cJSON_AddStringToObject(o, "kind", kind_name(f->mode)) ||
+	    !cJSON_AddBoolToObject(o, "at_size_limit", f->at_size_limit) ||
+	    (f->copy != ART_COPY_NONE &&
+	     !cJSON_AddStringToObject(o, "copy_out", f->copy == ART_COPY_DONE
+			? "copied" : reason_names[f->copy_reason]))) {
 		cJSON_Delete(o);
 		return NULL;
 	}
@@ -97,4 +105,69 @@ bool record_add_files(cJSON *o, const struct artifacts *a)
 	if (a->complete && a->after.skipped_count == 0)
 		return true;
 	return record_add(o, "artifact_truncation", truncation_json(&a->after));
+}
+
+/* Up to NAMED paths of A's files that PICK selects, into the message. */
+static void name_files(char *msg, size_t size, const struct artifacts *a,
+		       bool (*pick)(const struct art_file *))
+{
+	enum { NAMED = 3 };
+	size_t n = 0, len;
+
+	for (size_t i = 0; i < a->n; i++) {
+		if (!pick(&a->v[i]))
+			continue;
+		len = strlen(msg);
+		if (n < NAMED && len < size - 1)
+			snprintf(msg + len, size - len, "%s%s", n ? ", " : "", a->v[i].path);
+		n++;
+	}
+	len = strlen(msg);
+	if (n > NAMED && len < size - 1)
+		snprintf(msg + len, size - len, " and %zu more", n - NAMED);
+}
+
+static bool at_limit(const struct art_file *f)
+{
+	return f->at_size_limit;
+}
+
+static bool not_copied(const struct art_file *f)
+{
+	return f->copy == ART_COPY_MISSED;
+}
+
+static size_t count_files(const struct artifacts *a, bool (*pick)(const struct art_file *))
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->n; i++)
+		n += pick(&a->v[i]);
+	return n;
+}
+
+void result_note_files(struct result *r)
+{
+	const struct artifacts *a = r->files;
+	size_t len, missed;
+
+	if (!a || !r->policy)
+		return;
+	/* a file cut at the limit looks whole once copied out: say so */
+	len = strlen(r->message);
+	if (count_files(a, at_limit) && len < sizeof(r->message) - 1) {
+		snprintf(r->message + len, sizeof(r->message) - len, "; a write hit the "
+			 "file-size limit (file_size_mb = %" PRIu64 "), the file may be cut "
+			 "short: ", record_applied_limit(r->policy, LIM_FILE_SIZE_MB));
+		name_files(r->message, sizeof(r->message), a, at_limit);
+	}
+	/* the status stays the program's; the message says -o's output is not whole */
+	len = strlen(r->message);
+	missed = count_files(a, not_copied);
+	if (missed && len < sizeof(r->message) - 1) {
+		snprintf(r->message + len, sizeof(r->message) - len, "; -o output incomplete: "
+			 "%zu file%s not copied (see files[].copy_out): ", missed,
+			 missed == 1 ? "" : "s");
+		name_files(r->message, sizeof(r->message), a, not_copied);
+	}
 }

@@ -109,3 +109,16 @@ bool record_add_ulimit_clamps(cJSON *arr, const struct policy *p)
 	}
 	return true;
 }
+
+uint64_t record_file_size_bytes(const struct policy *p)
+{
+	uint64_t mb = policy_limit(p, LIM_FILE_SIZE_MB), bytes;
+	struct rlimit rl;
+
+	bytes = mb == LIMIT_UNLIMITED ? 0 : mb * MIB;
+	/* the inherited limit in bytes: its MiB figure in the record is rounded */
+	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    (bytes == 0 || (uint64_t)rl.rlim_cur < bytes))
+		bytes = rl.rlim_cur > 0 ? (uint64_t)rl.rlim_cur : 1;
+	return bytes;
+}

@@ -97,6 +97,8 @@ void result_init(struct result *r)
 	r->cpu_sys_ms = -1;
 	r->max_rss_kib = -1;
 	r->memory_peak_kib = -1;
+	r->processes_peak = -1;
+	r->forks_refused = -1;
 	r->host_uid = r->host_gid = -1;
 }
 
@@ -402,6 +404,10 @@ static bool add_measurements(cJSON *o, const struct result *r)
 						: cJSON_CreateNumber((double)r->max_rss_kib)) &&
 	       record_add(o, "memory_peak_kib", r->memory_peak_kib < 0 ? cJSON_CreateNull()
 				: cJSON_CreateNumber((double)r->memory_peak_kib)) &&
+	       record_add(o, "processes_peak", r->processes_peak < 0 ? cJSON_CreateNull()
+				: cJSON_CreateNumber((double)r->processes_peak)) &&
+	       record_add(o, "forks_refused", r->forks_refused < 0 ? cJSON_CreateNull()
+				: cJSON_CreateNumber((double)r->forks_refused)) &&
 	       cJSON_AddNumberToObject(o, "stdout_bytes", (double)r->stdout_bytes) &&
 	       cJSON_AddNumberToObject(o, "stderr_bytes", (double)r->stderr_bytes) &&
 	       cJSON_AddBoolToObject(o, "output_truncated", r->output_truncated);
@@ -502,7 +508,7 @@ static int fallback_json(const struct result *r, char *buf, size_t size)
 			"\"exit_code\":%s,\"signal\":null,\"core_dumped\":false,"
 			"\"message\":\"sbx could not build the full record (out of memory)\","
 			"\"command\":null,\"policy\":null,\"policy_source\":null,\"wall_ms\":null,\"stopped_ms\":null,\"cpu_user_ms\":null,"
-			"\"cpu_sys_ms\":null,\"max_rss_kib\":null,\"memory_peak_kib\":null,\"stdout_bytes\":null,"
+			"\"cpu_sys_ms\":null,\"max_rss_kib\":null,\"memory_peak_kib\":null,\"processes_peak\":null,\"forks_refused\":null,\"stdout_bytes\":null,"
 			"\"stderr_bytes\":null,\"output_truncated\":%s,\"limits\":null,"
 			"\"isolation\":null,\"retryable\":false,\"strings_lossy\":false}",
 			SBX_VERSION, SCHEMA_VERSION, run_status_name(r->status), code,

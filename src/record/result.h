@@ -61,6 +61,8 @@ struct result {
 	double stopped_ms;       /* of wall_ms, the jail held for the caller's stops */
 	int64_t max_rss_kib;
 	int64_t memory_peak_kib;  /* the run cgroup's memory.peak; -1 = no cgroup */
+	int64_t processes_peak;   /* the most jail processes sbx saw at once; -1 = unknown */
+	int64_t forks_refused;    /* the cgroup's pids.events max; -1 = no cgroup */
 
 	uint64_t stdout_bytes, stderr_bytes; /* raw bytes the program wrote */
 	bool output_truncated;
@@ -134,6 +136,14 @@ bool result_file_tampered(int fd, const char *dest);
 
 /* Write R as one line to FD; -1 with errno when it could not be written. */
 int result_emit_fd(const struct result *r, int fd);
+
+/* files.c: after -o, add to R's message what R's files say the caller
+ * must know: a file at the file-size limit, files -o did not copy. */
+void result_note_files(struct result *r);
+
+/* limits.c: the file-size limit the program had, in bytes (the policy's,
+ * or the stricter inherited RLIMIT_FSIZE); 0 = unlimited. */
+uint64_t record_file_size_bytes(const struct policy *p);
 
 /* limits.c: limit ID as it applied, the stricter of P's and sbx's own
  * inherited rlimit (the record's "limits"). */

@@ -422,7 +422,7 @@ int cgroup_open(struct cgroup_run *cg, const struct policy *p, const char *paren
 
 	memset(cg, 0, sizeof(*cg));
 	cg->dir_fd = -1;
-	cg->peak_kib = cg->oom_kills = cg->user_us = cg->sys_us = -1;
+	cg->peak_kib = cg->oom_kills = cg->pids_refused = cg->user_us = cg->sys_us = -1;
 	if (!parent_opt)
 		return find_parent(cg, parent, sizeof(parent), true) == 0 ?
 		       (make_run(cg, parent, p), 0) : 0;
@@ -480,6 +480,9 @@ void cgroup_finish(struct cgroup_run *cg)
 		cg->sys_us = (int64_t)v;
 	if (key_of(cg->path, "memory.events", "oom_kill", &v) == 0)
 		cg->oom_kills = (int64_t)v;
+	/* the kernel's count of refused forks: the process limit's evidence */
+	if (key_of(cg->path, "pids.events", "max", &v) == 0)
+		cg->pids_refused = (int64_t)v;
 	char buf[64], line[80];
 	ssize_t n = read_at(cg->path, "memory.peak", buf, sizeof(buf)); /* kernel >= 5.19 */
 	snprintf(line, sizeof(line), "peak %s", n > 0 ? buf : "");

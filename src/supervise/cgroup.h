@@ -32,6 +32,7 @@ struct cgroup_run {
 	/* read by cgroup_finish(); -1 = unknown */
 	int64_t peak_kib;       /* memory.peak */
 	int64_t oom_kills;      /* memory.events oom_kill */
+	int64_t pids_refused;   /* pids.events max: forks pids.max refused */
 	int64_t user_us, sys_us;
 };
 

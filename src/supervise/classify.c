@@ -19,6 +19,7 @@
 #include "base/fds.h"
 #include "jail/ctl.h"
 #include "jail/scnotify.h"
+#include "record/denied.h"
 #include "supervise/internal.h"
 
 static void say(struct result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -51,6 +52,19 @@ static void tree_cpu(const struct sup *s, double *user_ms, double *sys_ms)
 	cputree_final_ms(&s->cpu, &s->init_ru, user_ms, sys_ms);
 }
 
+/* The most processes the jail held at once, as far as sbx saw: the
+ * meter's samples and the init's count as the program ended (the init
+ * itself is none of the program's, and no part of the processes limit). */
+static void fill_processes(struct sup *s)
+{
+	int64_t most = (int64_t)s->cpu.max_procs;
+
+	/* the init's figure is bounded: it came over the control socket */
+	if (s->target_procs > most && s->target_procs <= (int64_t)1 << 22)
+		most = s->target_procs;
+	s->res->processes_peak = most > 0 ? most - 1 : -1;
+}
+
 static void fill_measurements(struct sup *s)
 {
 	struct result *r = s->res;
@@ -66,6 +80,8 @@ static void fill_measurements(struct sup *s)
 	/* the init's rusage covers only what it reaped; the meter saw the rest */
 	r->max_rss_kib = s->init_ru.ru_maxrss;
 	r->memory_peak_kib = s->cg.active ? s->cg.peak_kib : -1;
+	r->forks_refused = s->cg.active ? s->cg.pids_refused : -1;
+	fill_processes(s);
 	if (cputree_max_rss_kib(&s->cpu) > r->max_rss_kib)
 		r->max_rss_kib = cputree_max_rss_kib(&s->cpu);
 }
@@ -382,6 +398,96 @@ static void classify_exit(struct sup *s)
 	say(r, "exited with code %d", r->exit_code);
 }
 
+/* Append FMT to the message, cut at its size. */
+static void say_more(struct result *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void say_more(struct result *r, const char *fmt, ...)
+{
+	size_t len = strlen(r->message);
+	va_list ap;
+
+	if (len >= sizeof(r->message) - 1)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(r->message + len, sizeof(r->message) - len, fmt, ap);
+	va_end(ap);
+}
+
+/* clone3 and openat2 are always refused with ENOSYS and every libc falls
+ * back to clone and openat: the refusal is no cause of a failure. */
+static bool refused_with_fallback(const struct denied_call *c)
+{
+	return c->err == ENOSYS && (!strcmp(c->name, "clone3") || !strcmp(c->name, "openat2"));
+}
+
+/* The entry of D with the most calls not yet in TAKEN, fallbacks aside. */
+static const struct denied_call *most_refused(const struct denied_report *d,
+					      const bool taken[DENIED_MAX])
+{
+	const struct denied_call *best = NULL;
+
+	for (size_t i = 0; i < d->n && i < DENIED_MAX; i++)
+		if (!taken[i] && !refused_with_fallback(&d->v[i]) &&
+		    (!best || d->v[i].count > best->count))
+			best = &d->v[i];
+	return best;
+}
+
+/* A failed program's refused calls are the likeliest cause, which the
+ * message must not leave one key away (a bare "exited with code 1"):
+ * the three most refused, the rest counted. */
+static void note_denied(struct sup *s)
+{
+	enum { NAMED = 3 };
+	const struct denied_report *d = s->res->denied;
+	bool taken[DENIED_MAX] = { false };
+	size_t named = 0, causes = 0;
+
+	if (!d || (s->res->status != ST_NONZERO_EXIT && s->res->status != ST_SIGNALED))
+		return;
+	for (size_t i = 0; i < d->n && i < DENIED_MAX; i++)
+		causes += !refused_with_fallback(&d->v[i]);
+	if (causes == 0)
+		return;
+	say_more(s->res, "; refused by the seccomp filter: ");
+	for (const struct denied_call *c; named < NAMED && (c = most_refused(d, taken));
+	     named++) {
+		char err[32] = "killed";
+
+		taken[c - d->v] = true;
+		if (c->err)
+			denied_errno_name(c->err, err, sizeof(err));
+		say_more(s->res, "%s%s (%" PRIu64 "x, %s)", named ? ", " : "", c->name,
+			 c->count, err);
+	}
+	if (causes > NAMED || d->omitted)
+		say_more(s->res, " and %zu more (see denied_syscalls)",
+			 causes - named + (d->omitted ? 1 : 0));
+}
+
+/* A failed program whose tree reached the process limit had forks
+ * refused (EAGAIN): "sh: Cannot fork" said it only on the program's
+ * stderr.  The cgroup counts the refusals; without one the peak is the
+ * evidence. */
+static void note_processes(struct sup *s)
+{
+	struct result *r = s->res;
+	uint64_t limit = record_applied_limit(s->pol, LIM_PROCESSES);
+
+	if ((r->status != ST_NONZERO_EXIT && r->status != ST_SIGNALED) ||
+	    limit == LIMIT_UNLIMITED)
+		return;
+	if (r->forks_refused > 0)
+		say_more(r, "; the jail reached its process limit (processes = %" PRIu64
+			 "): pids.max refused %" PRId64 " fork%s", limit, r->forks_refused,
+			 r->forks_refused == 1 ? "" : "s");
+	else if (r->forks_refused < 0 && r->processes_peak >= 0 &&
+		 (uint64_t)r->processes_peak >= limit)
+		say_more(r, "; the jail reached its process limit (processes = %" PRIu64
+			 "): forks past it fail (EAGAIN)", limit);
+}
+
 /* What the caller's stops did to the run, which its figures alone hide. */
 static void note_stops(struct sup *s)
 {
@@ -467,6 +573,8 @@ void sup_classify(struct sup *s)
 	} else if (!classify_limits(s)) {
 		classify_exit(s);
 	}
+	note_denied(s);
+	note_processes(s);
 	note_stops(s);
 	note_copy_errors(s);
 	note_dest_errors(s);

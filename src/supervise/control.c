@@ -256,6 +256,7 @@ static void on_ctl_msg(struct sup *s, const struct ctl_msg *m)
 			s->target_status = m->value;
 			s->target_evidence = m->sys_errno;
 			s->target_cpu_ns = m->cpu_ns;
+			s->target_procs = m->procs;
 			s->t_exit = monotonic_ns();
 			s->dl_wall = 0;
 			/* the init tears down the rest within kill_grace; else we do */

@@ -381,6 +381,8 @@ int64_t cputree_sample_ms(struct cputree *t)
 	rc = scan(t, dirfd);
 	if (rc == 0 && t->proc_fd < 0)
 		keep_tree(t);
+	if (rc == 0 && t->n > t->max_procs)
+		t->max_procs = t->n;
 	for (size_t i = 0; rc == 0 && i < t->n; i++) {
 		if (t->procs[i].rss_pages > t->max_rss_pages)
 			t->max_rss_pages = t->procs[i].rss_pages;

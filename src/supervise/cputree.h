@@ -65,6 +65,7 @@ struct cputree {
 	bool sampled;           /* total holds at least one sample */
 	size_t churn;           /* births + deaths seen by the last sample */
 	int64_t max_rss_pages;  /* the largest RSS of one process in any sample */
+	size_t max_procs;       /* the most processes of one sample, the init's too */
 	bool tables_read;       /* the last memory figure had to read the page
 				 * tables: the mappings could cross the limit */
 	struct cpu_fds fds[CPUTREE_FD_CACHE];

@@ -69,6 +69,7 @@ struct sup {
 	int target_status;          /* raw wait status (CTL_EXITED) */
 	int32_t target_evidence;    /* CTL_EV_* bits the init saw on the zombie */
 	int64_t target_cpu_ns;      /* its CPU by the kernel's tick count, -1 = unknown */
+	int32_t target_procs;       /* the jail's processes as it ended, init included, -1 */
 	bool exec_failed;
 	int exec_errno;
 	bool setup_failed, setup_timed_out;

@@ -55,11 +55,18 @@ struct art_scan {
 
 enum art_change { ART_CREATED, ART_CHANGED, ART_DELETED };
 
+/* What -o did with one file: not its business (no -o, not a regular file,
+ * deleted), copied, or not copied for copy_reason. */
+enum art_copy { ART_COPY_NONE, ART_COPY_DONE, ART_COPY_MISSED };
+
 struct art_file {
 	char *path;
 	enum art_change change;
 	mode_t mode;
 	uint64_t size;
+	bool at_size_limit;       /* as large as the file-size limit: cut there */
+	enum art_copy copy;
+	enum art_reason copy_reason; /* ART_R_OUT_*, when copy is ART_COPY_MISSED */
 };
 
 /* The record's "files" and "artifact_truncation". */
@@ -89,6 +96,11 @@ struct artifacts *art_diff(int dirfd, const struct art_scan *before,
 			   int64_t since_ns, struct sbx_err *err);
 void art_free(struct artifacts *a);
 
+/* Mark the regular files of A that reached LIMIT_BYTES (the file-size
+ * limit the program had): the kernel refused every write past it, so
+ * the file may be cut short.  LIMIT_BYTES 0: unlimited, none marked. */
+void art_mark_size_limit(struct artifacts *a, uint64_t limit_bytes);
+
 /*
  * Total data bytes -o writes by default: ART_OUT_BUDGET_FILES times the
  * file-size limit, at most ART_OUT_BUDGET_MAX (also when it is unlimited).
@@ -103,7 +115,8 @@ uint64_t art_out_budget(uint64_t file_size_mb);
  * temporary file renamed into place, at most BUDGET data bytes in all.
  * Files not copied (over the budget, not the program's own: a hard link
  * to a file outside, or failed) are named on stderr and counted in A's
- * artifact_truncation; returns their number.  A pending abort signal
+ * artifact_truncation; each file tried says in its copy whether it was
+ * copied; returns the number not copied.  A pending abort signal
  * (SIGTERM...) ends the copy, and ABORTED (the run was) copies nothing: the
  * file in progress and the rest count as failed.  JAIL_UID: the program's
  * host uid (a hard-linked file of another owner is not its own).

@@ -274,7 +274,7 @@ int art_copy_out(struct artifacts *a, int ws_dirfd, int out_dirfd,
 	int failed = 0, left = 0;
 
 	for (size_t i = 0; a && i < a->n; i++) {
-		const struct art_file *f = &a->v[i];
+		struct art_file *f = &a->v[i];
 		int e;
 
 		/* only regular files: a link or FIFO is listed, never copied */
@@ -282,20 +282,27 @@ int art_copy_out(struct artifacts *a, int ws_dirfd, int out_dirfd,
 			continue;
 		/* SIGTERM mid-copy waited for the whole copy, then exit 0; and
 		 * one during the run still meant a whole copy before sbx left */
+		/* the record says of each file whether it left, not only how
+		 * many did not: a full disk kept the first one that failed */
+		f->copy = ART_COPY_MISSED;
+		f->copy_reason = ART_R_OUT_FAILED;
 		if (aborted || left > 0 || procstate_abort_pending()) {
 			art_skip(&a->after, ART_R_OUT_FAILED, f->path);
 			left++;
 			continue;
 		}
 		enum copy_outcome r = copy_one(f, ws_dirfd, out_dirfd, &budget, jail_uid);
-		if (r == COPIED)
+		if (r == COPIED) {
+			f->copy = ART_COPY_DONE;
 			continue;
+		}
 		e = errno;
 		if (r == COPY_FAILED && e == EINTR && procstate_abort_pending()) {
 			art_skip(&a->after, ART_R_OUT_FAILED, f->path);
 			left++; /* cut short: counted with the files not reached */
 			continue;
 		}
+		f->copy_reason = reason_of(r);
 		art_skip(&a->after, reason_of(r), f->path);
 		fprintf(stderr, "sbx: warning: --out %s: %s ", out_name, why[r]);
 		print_name(f->path);

@@ -36,7 +36,8 @@ static int add_file(struct artifacts *a, const struct art_entry *e,
 	}
 	if (!(p = strdup(e->path)))
 		return -1;
-	a->v[a->n++] = (struct art_file){ p, change, e->mode, e->size };
+	a->v[a->n++] = (struct art_file){ .path = p, .change = change, .mode = e->mode,
+					  .size = e->size };
 	return 0;
 }
 
@@ -106,6 +107,18 @@ struct artifacts *art_diff(int dirfd, const struct art_scan *before,
 		return NULL;
 	}
 	return a;
+}
+
+void art_mark_size_limit(struct artifacts *a, uint64_t limit_bytes)
+{
+	for (size_t i = 0; a && limit_bytes && i < a->n; i++) {
+		struct art_file *f = &a->v[i];
+
+		/* RLIMIT_FSIZE stops a file at the limit exactly: one that large
+		 * had a write refused (EFBIG), or came to the byte by chance */
+		f->at_size_limit = f->change != ART_DELETED && S_ISREG(f->mode) &&
+				   f->size >= limit_bytes;
+	}
 }
 
 void art_free(struct artifacts *a)

@@ -269,6 +269,29 @@ Test(cgroup, a_fork_bomb_stops_at_pids_max)
 	remove_parent(p);
 }
 
+/*
+ * --pids 5 and ten background sleeps: "sh: Cannot fork" and nonzero-exit
+ * were all a caller saw.  The cgroup counts every fork pids.max refused
+ * (pids.events max): the record gives the count and the message says the
+ * process limit was reached.
+ */
+Test(cgroup, forks_refused_at_pids_max_are_counted_in_the_record)
+{
+	struct sbx_result r;
+	char *p = make_parent();
+
+	run_sh_in(&r, p, SBX_ARGV("--pids", "5"),
+		  "for i in 1 2 3 4 5 6 7 8 9 10; do sleep 1000 & done");
+	cr_assert_str_eq(status_of(&r), "nonzero-exit", PROBE_REPORT(&r));
+	cr_assert_str_eq(enforced(&r, "processes"), "cgroup", PROBE_REPORT(&r));
+	cr_assert_geq(rec_num(&r, "forks_refused"), 1, PROBE_REPORT(&r));
+	cr_assert(strstr(rec_str(&r, "message"), "process limit (processes = 5): pids.max "
+				 "refused"), PROBE_REPORT(&r));
+	cr_assert_eq(runs_left(p), 0);
+	sbx_result_free(&r);
+	remove_parent(p);
+}
+
 /* Four busy children in parallel: cpu-limit at the budget, counted by cpu.stat. */
 Test(cgroup, four_parallel_busy_children_end_cpu_limit_at_the_budget)
 {
@@ -595,6 +618,8 @@ Test(cgroup_fallback, without_a_cgroup_the_record_says_rlimits_and_the_meter)
 		cr_skip_test("SKIP: sbx found a cgroup here (root on pure cgroup v2)");
 	cr_assert_str_eq(status_of(&r), "ok", PROBE_REPORT(&r));
 	cr_assert(rec_is_null(&r, "memory_peak_kib"), PROBE_REPORT(&r));
+	/* no cgroup, no kernel count of refused forks: null, never a 0 */
+	cr_assert(rec_is_null(&r, "forks_refused"), PROBE_REPORT(&r));
 	cr_assert_str_eq(enforced(&r, "memory"), "rlimit-data+supervisor", PROBE_REPORT(&r));
 	cr_assert_str_eq(enforced(&r, "processes"), "rlimit-nproc", PROBE_REPORT(&r));
 	sbx_result_free(&r);

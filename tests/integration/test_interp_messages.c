@@ -108,6 +108,51 @@ Test(messages, a_command_not_in_the_jails_path_says_what_the_jail_has)
 	sbx_result_free(&r);
 }
 
+/*
+ * -q at a limit printed nothing at all: a Makefile showed only "Error 124"
+ * and the cause was in no record anyone had asked for.  The program did
+ * not end by itself, so sbx says why on one line.
+ */
+Test(messages, quiet_output_limit_still_prints_the_cause)
+{
+	struct sbx_opts o = { .no_record = true };
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	sbx_run(&r, &o, SBX_ARGV("run", "-q", "--output", "100", "--", "/bin/sh", "-c",
+				 "while :; do echo 0123456789; done"));
+	cr_assert_eq(r.exit_status, 124, "exit %d; stderr: %s", r.exit_status, r.err);
+	cr_assert_str_eq(r.err, "sbx: output limit exceeded: stdout+stderr passed 100 bytes\n");
+	sbx_result_free(&r);
+}
+
+/* A wall-clock timeout under -q: the same one line (the limit, its value). */
+Test(messages, quiet_timeout_still_prints_the_cause)
+{
+	struct sbx_opts o = { .no_record = true };
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	sbx_run(&r, &o, SBX_ARGV("run", "-q", "-t", "300ms", "--", "/bin/sh", "-c",
+				 "while :; do :; done"));
+	cr_assert_eq(r.exit_status, 124, "exit %d; stderr: %s", r.exit_status, r.err);
+	cr_assert_str_eq(r.err, "sbx: wall-clock timeout (300 ms)\n");
+	sbx_result_free(&r);
+}
+
+/* A program that ends by itself under -q, well or not: sbx says nothing. */
+Test(messages, quiet_nonzero_exit_prints_nothing)
+{
+	struct sbx_opts o = { .no_record = true };
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	sbx_run(&r, &o, SBX_ARGV("run", "-q", "--", "/bin/sh", "-c", "exit 3"));
+	cr_assert_eq(r.exit_status, 3, "exit %d; stderr: %s", r.exit_status, r.err);
+	cr_assert_str_eq(r.err, "");
+	sbx_result_free(&r);
+}
+
 /* The hint "mark the mount optional: true" cannot apply to a flag. */
 Test(messages, missing_bind_source_of_a_flag_names_the_flag)
 {
@@ -169,7 +214,7 @@ Test(messages, compile_error_status_and_the_compile_keys)
 	static const char *const keys[] = {
 		"status", "exit_code", "signal", "core_dumped", "message", "command", "policy",
 		"policy_source", "wall_ms", "stopped_ms", "cpu_user_ms", "cpu_sys_ms", "max_rss_kib",
-		"memory_peak_kib",
+		"memory_peak_kib", "processes_peak", "forks_refused",
 		"stdout_bytes", "stderr_bytes", "output_truncated", "limits", "denied_syscalls",
 		"retryable", "strings_lossy", "stdout", "stderr", "stdout_lossy", "stderr_lossy",
 	};
