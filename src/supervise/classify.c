@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "base/fds.h"
@@ -443,6 +444,7 @@ static void note_denied(struct sup *s)
 	const struct denied_report *d = s->res->denied;
 	bool taken[DENIED_MAX] = { false };
 	size_t named = 0, causes = 0;
+	bool big_alloc = false;
 
 	if (!d || (s->res->status != ST_NONZERO_EXIT && s->res->status != ST_SIGNALED))
 		return;
@@ -458,9 +460,14 @@ static void note_denied(struct sup *s)
 		taken[c - d->v] = true;
 		if (c->err)
 			denied_errno_name(c->err, err, sizeof(err));
-		say_more(s->res, "%s%s (%" PRIu64 "x, %s)", named ? ", " : "", c->name,
-			 c->count, err);
+		say_more(s->res, "%s%s (%" PRIu64 "x, %s%s%s)", named ? ", " : "", c->name,
+			 c->count, err, c->arg_text[0] ? ", " : "", c->arg_text);
+		big_alloc |= c->nr == __NR_mmap && c->err == ENOMEM;
 	}
+	/* an allocation past RLIMIT_DATA: Python's MemoryError, not a bug */
+	if (big_alloc)
+		say_more(s->res, " (mmap: more memory at once than one process may hold, "
+			 "2 x memory_mb = %" PRIu64 " MiB)", 2 * policy_limit(s->pol, LIM_MEMORY_MB));
 	if (causes > NAMED || d->omitted)
 		say_more(s->res, " and %zu more (see denied_syscalls)",
 			 causes - named + (d->omitted ? 1 : 0));

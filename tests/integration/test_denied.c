@@ -12,6 +12,9 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -61,6 +64,34 @@ Test(denied, unshare_userns_is_reported_by_name_once)
 	sbx_run(&r, NULL, SBX_ARGV("run", "--", "unshare", "-U", "true"));
 	ASSERT_STATUS(&r, "nonzero-exit");
 	expect_entry(&r, "unshare", NULL, 1, "EPERM");
+	sbx_result_free(&r);
+}
+
+/* One allocation past RLIMIT_DATA (2 x memory_mb): Python's MemoryError
+ * ended the run "exited with code 1", and a service could not tell it from
+ * a bug.  The refusal is reported with its length, and the message says
+ * what it was.  (With a cgroup there is no such bound: not run there.) */
+Test(denied, an_allocation_larger_than_a_process_may_hold_is_named)
+{
+	struct sbx_result r;
+	const cJSON *e = NULL, *arr;
+
+	if (access("/usr/bin/python3", X_OK) != 0)
+		cr_skip_test("SKIP: /usr/bin/python3 is missing (Debian package python3)");
+	sbx_run(&r, NULL, SBX_ARGV("run", "--", "/usr/bin/python3", "-c", "bytearray(2 << 30)"));
+	ASSERT_STATUS(&r, "nonzero-exit");
+	arr = cJSON_GetObjectItemCaseSensitive(r.record, "denied_syscalls");
+	cJSON_ArrayForEach(e, arr) {
+		const cJSON *n = cJSON_GetObjectItemCaseSensitive(e, "name");
+		const cJSON *a = cJSON_GetObjectItemCaseSensitive(e, "arg");
+
+		if (cJSON_IsString(n) && !strcmp(n->valuestring, "mmap") && cJSON_IsString(a) &&
+		    !strncmp(a->valuestring, "length=", 7) && atoll(a->valuestring + 7) >= (2ll << 30))
+			break;
+	}
+	cr_assert_not_null(e, "no mmap refusal with its length: %s", r.err);
+	cr_assert(strstr(rec_str(&r, "message"), "more memory at once"), "message: %s",
+		  rec_str(&r, "message"));
 	sbx_result_free(&r);
 }
 
