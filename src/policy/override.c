@@ -111,13 +111,27 @@ static int apply_net(struct policy *p, const struct policy_override *ov,
 	return 0;
 }
 
-/* PATH made absolute against the cwd, with "." components dropped. */
+/* CWD (an absolute path of LEN bytes) cut to its parent; "/" stays "/". */
+static size_t parent_len(const char *cwd, size_t len)
+{
+	while (len > 1 && cwd[len - 1] != '/')
+		len--;
+	return len > 1 ? len - 1 : 1;
+}
+
+/*
+ * PATH made absolute against the cwd.  Its leading "." and ".." components
+ * are taken off the cwd: getcwd() names the directory without symlinks, so
+ * the parent of that text is the real parent, and "-B .." binds the
+ * directory the caller means at the path a reader expects.  A ".." after a
+ * name stays (that name may be a symlink), and the destination check
+ * refuses it.
+ */
 static char *absolute_path(const char *path, struct sbx_err *err)
 {
 	char cwd[PATH_MAX], *out;
+	size_t len;
 
-	while (path[0] == '.' && path[1] == '/')
-		path += 2;
 	if (path[0] == '/') {
 		out = strdup(path);
 	} else {
@@ -127,10 +141,21 @@ static char *absolute_path(const char *path, struct sbx_err *err)
 				strerror(errno));
 			return NULL;
 		}
-		if (strcmp(path, ".") == 0 || *path == '\0')
-			out = strdup(cwd);
-		else if (asprintf(&out, "%s%s%s", cwd,
-				  strcmp(cwd, "/") ? "/" : "", path) < 0)
+		len = strlen(cwd);
+		for (;;) {
+			size_t n = strcspn(path, "/");
+
+			if (n == 1 && path[0] == '.')
+				path += 1;
+			else if (n == 2 && path[0] == '.' && path[1] == '.')
+				path += 2, len = parent_len(cwd, len);
+			else if (n == 0 && *path == '/')
+				path += 1;
+			else
+				break;
+		}
+		cwd[len] = '\0';
+		if (asprintf(&out, "%s%s%s", cwd, *path && len > 1 ? "/" : "", path) < 0)
 			out = NULL;
 	}
 	if (!out)

@@ -408,3 +408,82 @@ Test(iface_mounts, a_symlink_planted_at_a_skipped_mount_point_is_refused)
 	free(bind);
 	free(link);
 }
+
+/*
+ * A bind without a destination lands at the source's absolute path, so a
+ * relative source is resolved against the caller's cwd: "-B ." always
+ * worked, but "-B .." left ".." in the destination and was refused as not
+ * normalized, which broke CI steps that bind the checkout from a subdir.
+ * Each case runs from DIR/a/b and reads a file through the absolute path
+ * the bind must have.
+ */
+Test(iface_mounts, a_relative_source_with_dotdot_binds_at_its_absolute_path)
+{
+	char *dir, *a, *sub, *x, *script;
+	struct sbx_result r;
+	struct {
+		const char *opt, *src, *file; /* FILE: relative to DIR */
+	} cases[] = {
+		{ "-B", "..", "a/in-a" },
+		{ "-b", "../..", "top" },
+		{ "-b", "../../x", "x/in-x" },
+		{ "-b", "./../..//x/", "x/in-x" },
+	};
+
+	REQUIRE_USERNS();
+	dir = make_temp_dir();
+	cr_assert_eq(chmod(dir, 0755), 0);
+	a = xasprintf("%s/a", dir);
+	sub = xasprintf("%s/a/b", dir);
+	x = xasprintf("%s/x", dir);
+	/* 0755: run by root, the jail's uid is not the owner */
+	cr_assert_eq(mkdir(a, 0755), 0);
+	cr_assert_eq(mkdir(sub, 0755), 0);
+	cr_assert_eq(mkdir(x, 0755), 0);
+	free(put_test_file(dir, "a/in-a", "A\n"));
+	free(put_test_file(dir, "top", "T\n"));
+	free(put_test_file(dir, "x/in-x", "X\n"));
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		script = xasprintf("cat '%s/%s'", dir, cases[i].file);
+		sbx_run(&r, &(struct sbx_opts){ .cwd = sub },
+			SBX_ARGV("run", cases[i].opt, cases[i].src, "--", "/bin/sh", "-c", script));
+		ASSERT_STATUS(&r, "ok");
+		cr_assert_eq(r.exit_status, 0, "%s %s: exit %d; stdout %s stderr %s", cases[i].opt,
+			     cases[i].src, r.exit_status, r.out, r.err);
+		sbx_result_free(&r);
+		free(script);
+	}
+	rm_tree(dir);
+	free(dir);
+	free(a);
+	free(sub);
+	free(x);
+}
+
+/* From DIR/a, "-b ../.." is "/": resolving ".." must not slip the root,
+ * which is always a fresh tmpfs, past the destination check. */
+Test(iface_mounts, a_relative_source_that_resolves_to_the_root_is_refused)
+{
+	char *dir = make_temp_dir(), *sub = xasprintf("%s/a", dir), *up = strdup("..");
+	struct sbx_result r;
+
+	cr_assert_eq(mkdir(sub, 0755), 0);
+	/* one ".." per component of SUB, and one more: "/.." is "/" */
+	for (const char *p = sub; *p; p++) {
+		char *longer = *p == '/' ? xasprintf("%s/..", up) : NULL;
+
+		if (longer) {
+			free(up);
+			up = longer;
+		}
+	}
+	sbx_run(&r, &(struct sbx_opts){ .cwd = sub }, SBX_ARGV("run", "-b", up, "--", "/bin/true"));
+	cr_assert_eq(r.exit_status, 125, "-b %s: exit %d; stderr: %s", up, r.exit_status, r.err);
+	ASSERT_STATUS(&r, "config-error");
+	cr_assert(strstr(rec_str(&r, "message"), "root"), "%s", rec_str(&r, "message"));
+	sbx_result_free(&r);
+	rm_tree(dir);
+	free(dir);
+	free(sub);
+	free(up);
+}
