@@ -5,12 +5,15 @@
  * The input is split at NUL bytes into every string field of a struct
  * result: argv, message, policy name, hostname, file paths, skipped paths,
  * captured stdout/stderr (repaired as the supervisor does), and a compile
- * stage with its own argv.  The record must be valid UTF-8 (checked by an
+ * stage with its own argv; the input's first byte marks files at the
+ * file-size limit or not copied by -o, whose names result_note_files()
+ * writes into the message.  The record must be valid UTF-8 (checked by an
  * independent decoder, not utf8.c's), must parse back, must keep valid
  * strings byte for byte, and strings_lossy must be true exactly when some
  * field was not UTF-8.  Nothing is run.
  */
 #include <cjson/cJSON.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,8 +134,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(files, 0, sizeof(files));
 	memset(&a, 0, sizeof(a));
 	for (int i = 0; i < 2; i++) {
+		unsigned bits = size ? data[0] >> (1 + 3 * i) : 0;
+
 		files[i].path = (char *)field(&f, 12 + i, &bad);
 		files[i].mode = S_IFREG | 0644;
+		files[i].at_size_limit = bits & 1;
+		files[i].copy = (enum art_copy)((bits >> 1) % 3);
+		files[i].copy_reason = ART_R_OUT_FAILED;
 	}
 	a.v = files;
 	a.n = 2;
@@ -140,6 +148,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	a.after.nskipped = 1;
 	a.after.skipped_count = 1;
 	r.files = &a;
+	size_t said = strlen(r.message);
+	bool noted = files[0].at_size_limit || files[1].at_size_limit ||
+		     files[0].copy == ART_COPY_MISSED || files[1].copy == ART_COPY_MISSED;
+	result_note_files(&r);
+	/* with room left, a marked file is always told of */
+	if (noted && said < 100 && !strstr(r.message, "file-size limit") &&
+	    !strstr(r.message, "-o output incomplete"))
+		abort();
+	if (!oracle_valid(r.message, strlen(r.message)))
+		bad = 1; /* a file name, or the 512-byte cut of one */
 	r.compile = &comp;
 	r.stage = "run";
 	r.capture = true;
