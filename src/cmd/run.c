@@ -215,8 +215,7 @@ static int lang_argvs(struct run_ctx *c, struct sbx_err *err)
  * named: a --result fd:N, and /dev/fd/N for --stdin, --stdout, --stderr
  * or --result.  The caller's other descriptors (make's jobserver, a CI
  * runner's pipes, `3<secret`) are never the program's business, and a
- * full table would otherwise make sbx fail at its first pipe
- * (requirements item 54).
+ * full table would otherwise make sbx fail at its first pipe.
  */
 static int close_inherited_fds(const struct cli_options *o, struct sbx_err *err)
 {
