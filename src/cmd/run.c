@@ -411,6 +411,7 @@ static int compile_stage(struct run_ctx *c, struct sbx_err *err)
 		.verbose = o->verbose,
 		.cgroup_parent = o->cgroup_parent,
 		.no_report = o->no_report,
+		.record_on_stdout = c->result_fd == STDOUT_FILENO,
 	};
 
 	request_workspace(c, &req);
@@ -447,6 +448,7 @@ static int launch(struct run_ctx *c, struct sbx_err *err)
 		.learn = c->learn ? &c->learn->calls : NULL,
 		.stdout_to_stderr = c->learn != NULL,
 		.no_report = o->no_report,
+		.record_on_stdout = c->result_fd == STDOUT_FILENO,
 	};
 	int rc = c->compiled ? compile_stage(c, err) : 0;
 
