@@ -59,6 +59,55 @@ Test(lang, py_sum_of_range_prints_45)
 	sbx_result_free(&r);
 }
 
+/*
+ * A code upload is several files: a module copied in beside the script
+ * with -f imports, a package in a -w workspace imports, and an explicit
+ * -e PYTHONPATH is honoured.  What isolated mode was for stays: the
+ * caller's own PYTHON* variables do not reach the jail, and the user site
+ * (which a run could fill for the next one under a kept HOME) is off.
+ */
+Test(lang, py_imports_its_siblings_and_honours_an_explicit_pythonpath)
+{
+	struct sbx_result r;
+	char *dir = make_temp_dir(), *pkg = xasprintf("%s/pkg", dir);
+	char *lib = xasprintf("%s/lib", dir);
+	const char *env[] = { "PYTHONPATH=/nonexistent-host-path", "PYTHONSTARTUP=/etc/passwd",
+			      NULL };
+
+	REQUIRE_USERNS();
+	require_runtime("/usr/bin/python3");
+	cr_assert_eq(mkdir(pkg, 0755), 0);
+	cr_assert_eq(mkdir(lib, 0755), 0);
+	free(put_test_file(dir, "utils.py", "X = 1\n"));
+	free(put_test_file(pkg, "__init__.py", ""));
+	free(put_test_file(pkg, "mod.py", "Y = 2\n"));
+	free(put_test_file(lib, "helper.py", "Z = 3\n"));
+	char *one = put_test_file(dir, "one.py", "import utils\nprint(utils.X)\n");
+	char *utils = xasprintf("%s/utils.py", dir);
+	sbx_run(&r, &(struct sbx_opts){ .env = env }, SBX_ARGV("run", "-f", utils, "--lang", "py", one));
+	ASSERT_STATUS(&r, "ok");
+	cr_assert_str_eq(r.out, "1\n", "stderr: %s", r.err);
+	sbx_result_free(&r);
+
+	char *all = put_test_file(dir, "all.py",
+				  "import os, sys, utils, pkg.mod, helper\n"
+				  "print(utils.X, pkg.mod.Y, helper.Z)\n"
+				  "print(os.environ['PYTHONPATH'], os.environ.get('PYTHONSTARTUP'))\n"
+				  "print(sys.flags.no_user_site)\n");
+	sbx_run(&r, &(struct sbx_opts){ .env = env, .cwd = dir },
+		SBX_ARGV("run", "-w", ".", "-e", "PYTHONPATH=lib", "--lang", "py", "all.py"));
+	ASSERT_STATUS(&r, "ok");
+	cr_assert_str_eq(r.out, "1 2 3\nlib None\n1\n", "stderr: %s", r.err);
+	sbx_result_free(&r);
+	rm_tree(dir);
+	free(one);
+	free(all);
+	free(utils);
+	free(pkg);
+	free(lib);
+	free(dir);
+}
+
 /* Arguments reach the program one element each, never through a shell. */
 Test(lang, py_arguments_pass_verbatim)
 {
