@@ -6,6 +6,7 @@
  */
 #include "common.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -412,4 +413,76 @@ Test(langs, user_preset_is_listed_and_runs)
 	free(env0);
 	free(conf);
 	free(home);
+}
+
+/*
+ * `--lang py -` reads the program from sbx's stdin, as `python3 -` does
+ * (it was refused: /dev/stdin is a symbolic link).  The program is whole
+ * or refused: one larger than the file-size limit is an error, never a
+ * program cut short and run.
+ */
+Test(lang, py_program_from_stdin_runs_whole_or_not_at_all)
+{
+	struct sbx_result r;
+	const char *prog = "import sys\nprint(__file__, repr(sys.stdin.read()), sys.argv[1:])\n";
+
+	REQUIRE_USERNS();
+	require_runtime("/usr/bin/python3");
+	sbx_run(&r, &(struct sbx_opts){ .stdin_data = prog, .stdin_len = strlen(prog) },
+		SBX_ARGV("run", "--lang", "py", "-", "a b"));
+	ASSERT_STATUS(&r, "ok");
+	cr_assert(strstr(r.out, "/stdin.py '' ['a b']\n"), "out: %s err: %s", r.out, r.err);
+	sbx_result_free(&r);
+
+	/* 2 MiB of comment lines under a 1 MiB file-size limit, from a file
+	 * (more than a pipe holds before sbx starts reading) */
+	size_t big = 2u << 20;
+	char *text = malloc(big), *dir = make_temp_dir(), *path;
+	cr_assert_not_null(text);
+	for (size_t i = 0; i < big; i++)
+		text[i] = i % 64 == 63 ? '\n' : (i % 64 == 0 ? '#' : 'x');
+	text[big - 1] = '\0';
+	path = put_test_file(dir, "big.py", text);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	cr_assert(fd > 0);
+	sbx_run(&r, &(struct sbx_opts){ .stdin_from_fd = fd },
+		SBX_ARGV("run", "--fsize", "1M", "--lang", "py", "-"));
+	cr_assert_eq(r.exit_status, 125, "stderr: %s", r.err);
+	cr_assert(strstr(r.err, "--lang py -: the program on stdin is larger than the "
+			 "file-size limit (1 MiB)"), "stderr: %s", r.err);
+	sbx_result_free(&r);
+	close(fd);
+	rm_tree(dir);
+	free(path);
+	free(dir);
+	free(text);
+
+	/* stdin cannot be both the program and its input, nor pick a preset */
+	sbx_run(&r, &(struct sbx_opts){ .stdin_data = prog, .stdin_len = strlen(prog) },
+		SBX_ARGV("run", "--stdin", "-", "--lang", "py", "-"));
+	cr_assert_eq(r.exit_status, 125);
+	cr_assert(strstr(r.err, "--stdin - cannot be its input too"), "stderr: %s", r.err);
+	sbx_result_free(&r);
+	sbx_run(&r, &(struct sbx_opts){ .stdin_data = prog, .stdin_len = strlen(prog) },
+		SBX_ARGV("run", "--lang", "auto", "-"));
+	cr_assert_eq(r.exit_status, 125);
+	cr_assert(strstr(r.err, "--lang auto cannot pick a preset for a program on stdin"),
+		  "stderr: %s", r.err);
+	sbx_result_free(&r);
+}
+
+/* A compiled preset takes its program from stdin too, by the extension. */
+Test(lang, c_program_from_stdin_compiles_and_runs)
+{
+	struct sbx_result r;
+	const char *prog = "#include <stdio.h>\nint main(void) { puts(\"c from stdin\"); }\n";
+
+	REQUIRE_USERNS();
+	require_runtime("/usr/bin/gcc");
+	sbx_run(&r, &(struct sbx_opts){ .stdin_data = prog, .stdin_len = strlen(prog),
+					.deadline_s = 90 },
+		SBX_ARGV("run", "--lang", "c", "-"));
+	ASSERT_STATUS(&r, "ok");
+	cr_assert_str_eq(r.out, "c from stdin\n", "stderr: %s", r.err);
+	sbx_result_free(&r);
 }
