@@ -75,6 +75,8 @@ struct run_ctx {
 	bool result_failed;      /* --result could not be opened */
 	bool said;               /* sbx's own error was printed on stderr */
 	struct run_learn *learn; /* `sbx learn` (learn.c), else NULL */
+	char *stdin_program;     /* --lang L -: the program's name in the workspace */
+	char stdin_option[80];   /* "--lang L", for its messages */
 };
 
 /* ---- workspace ---------------------------------------------------------- */
@@ -164,7 +166,15 @@ static int prepare_workspace(struct run_ctx *c, struct sbx_err *err)
 		fprintf(stderr, "sbx: workspace %s (%s)\n",
 			c->ws.disposable ? "a tmpfs in the jail" : c->ws.host_path,
 			c->ws.disposable ? "disposable" : "persistent");
-	if (o->lang && workspace_copy_in(&c->ws, o->command[0], "--lang", err) < 0)
+	if (c->stdin_program) {
+		uint64_t mb = c->policy.limits.v[LIM_FILE_SIZE_MB];
+		uint64_t max = mb == LIMIT_UNLIMITED || mb > (UINT64_MAX >> 20) ? UINT64_MAX : mb << 20;
+
+		snprintf(c->stdin_option, sizeof(c->stdin_option), "--lang %s", o->lang);
+		if (workspace_copy_in_stdin(&c->ws, c->stdin_program, max, c->stdin_option,
+					    err) < 0)
+			return -1;
+	} else if (o->lang && workspace_copy_in(&c->ws, o->command[0], "--lang", err) < 0)
 		return -1;
 	for (size_t i = 0; i < o->nfiles; i++)
 		if (workspace_copy_in(&c->ws, o->files[i], "--file", err) < 0)
@@ -201,12 +211,27 @@ static int lang_argvs(struct run_ctx *c, struct sbx_err *err)
 		return err_set(err, ERR_USAGE, 0, "FILE is empty");
 	if (lang_check_runtime(p, o->lang, err) < 0)
 		return -1;
+	/* `--lang py -`, as `python3 -`: the program is sbx's stdin, kept in
+	 * the workspace under a name with the preset's extension (a compiler
+	 * or an interpreter may go by it) */
+	if (!strcmp(o->command[0], "-")) {
+		if (o->stdin_spec && !strcmp(o->stdin_spec, "-"))
+			return err_set(err, ERR_USAGE, 0, "--lang %s - reads the program from "
+				       "sbx's stdin, so --stdin - cannot be its input too; give "
+				       "--stdin FILE, or the program as a file", o->lang);
+		if (asprintf(&c->stdin_program, "stdin%s",
+			     p->lang.extensions.n ? p->lang.extensions.v[0] : "") < 0) {
+			c->stdin_program = NULL;
+			return err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
+		}
+	}
+	const char *file = c->stdin_program ? c->stdin_program : o->command[0];
 	c->compiled = lang_is_compiled(p);
 	if (c->compiled &&
-	    lang_expand(p, &p->lang.compile, "lang.compile", o->command[0],
+	    lang_expand(p, &p->lang.compile, "lang.compile", file,
 			NULL, 0, &c->compile_argv, err) < 0)
 		return -1;
-	return lang_expand(p, &p->lang.run, "lang.run", o->command[0],
+	return lang_expand(p, &p->lang.run, "lang.run", file,
 			   o->command + 1, o->ncommand - 1, &c->argv, err);
 }
 
@@ -411,6 +436,7 @@ static int compile_stage(struct run_ctx *c, struct sbx_err *err)
 		.verbose = o->verbose,
 		.cgroup_parent = o->cgroup_parent,
 		.no_report = o->no_report,
+		.record_on_stdout = c->result_fd == STDOUT_FILENO,
 	};
 
 	request_workspace(c, &req);
@@ -447,6 +473,7 @@ static int launch(struct run_ctx *c, struct sbx_err *err)
 		.learn = c->learn ? &c->learn->calls : NULL,
 		.stdout_to_stderr = c->learn != NULL,
 		.no_report = o->no_report,
+		.record_on_stdout = c->result_fd == STDOUT_FILENO,
 	};
 	int rc = c->compiled ? compile_stage(c, err) : 0;
 
@@ -560,6 +587,7 @@ static int finish(struct run_ctx *c)
 	result_free(&c->res);
 	argv_free(c->argv);
 	argv_free(c->envp);
+	free(c->stdin_program);
 	if (c->have_policy)
 		policy_free(&c->policy);
 	cli_options_free(&c->opts);

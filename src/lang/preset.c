@@ -146,6 +146,10 @@ static int choose_base(const char *policy, const char *file, const char **base,
 		if (!file)
 			return err_set(err, ERR_USAGE, 0,
 				       "--lang auto needs FILE to pick a preset by its extension");
+		if (!strcmp(file, "-"))
+			return err_set(err, ERR_USAGE, 0, "--lang auto cannot pick a preset for "
+				       "a program on stdin (it has no extension); name one, "
+				       "e.g. --lang py -");
 		if (pick_auto_lang(file, lang, err) < 0)
 			return -1;
 	}

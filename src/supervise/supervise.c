@@ -102,9 +102,12 @@ static int make_output(struct sup *s, int i, int *jail_fd)
 									    : STDERR_FILENO,
 			   s->err) != 0)
 		return -1;
-	/* the record follows the last byte on fd 2 (on 2>&1, fd 1's too), and
-	 * a splice never shows it: those streams are read (fill_open_lines) */
-	if (s->out[i].dest.fd == STDERR_FILENO || fds_same_file(STDOUT_FILENO, STDERR_FILENO))
+	/* the record follows the last byte on fd 2 (on 2>&1, fd 1's too; on
+	 * --result -, fd 1's), and a splice never shows it: those streams are
+	 * read, so the record starts a line of its own without an empty one
+	 * before it (fill_open_lines) */
+	if (s->out[i].dest.fd == STDERR_FILENO || fds_same_file(STDOUT_FILENO, STDERR_FILENO) ||
+	    (s->out[i].dest.fd == STDOUT_FILENO && s->req->record_on_stdout))
 		s->out[i].splice_ok = false;
 	return 0;
 }

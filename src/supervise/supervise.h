@@ -51,6 +51,7 @@ struct run_request {
 	struct learned_calls *learn; /* `sbx learn`: fill this; NULL = run */
 	bool stdout_to_stderr;       /* relay the program's stdout to sbx's stderr */
 	bool no_report;              /* --no-syscall-report: no listener */
+	bool record_on_stdout;       /* --result -: the record follows on fd 1 */
 };
 
 /*

@@ -17,7 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/fsuid.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -89,6 +91,20 @@ int workspace_open(struct workspace *ws, const char *workdir, struct sbx_err *er
 
 /* ---- copy in ---------------------------------------------------------- */
 
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
 int copy_bytes(int in, int out)
 {
 	char buf[65536];
@@ -100,14 +116,8 @@ int copy_bytes(int in, int out)
 				continue;
 			return -1;
 		}
-		for (ssize_t off = 0; off < n;) {
-			ssize_t w = write(out, buf + off, (size_t)(n - off));
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w < 0)
-				return -1;
-			off += w;
-		}
+		if (write_all(out, buf, (size_t)n) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -239,6 +249,56 @@ int workspace_copy_in(struct workspace *ws, const char *src,
 	if (ws->disposable)
 		return defer_input(ws, in, src, name, option, err);
 	return copy_one(ws, in, src, name, option, err);
+}
+
+/* One read of sbx's stdin, waiting when a caller left it non-blocking. */
+static ssize_t read_stdin(char *buf, size_t len)
+{
+	for (;;) {
+		ssize_t n = read(STDIN_FILENO, buf, len);
+		struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
+
+		if (n >= 0 || (errno != EINTR && errno != EAGAIN))
+			return n;
+		if (errno == EAGAIN && poll(&p, 1, -1) < 0 && errno != EINTR)
+			return -1;
+	}
+}
+
+int workspace_copy_in_stdin(struct workspace *ws, const char *name, uint64_t max,
+			    const char *option, struct sbx_err *err)
+{
+	/* an anonymous file: nothing on the host's disk, gone with sbx */
+	int fd cleanup_fd = memfd_create("sbx-program-from-stdin", MFD_CLOEXEC);
+	char buf[65536];
+	uint64_t total = 0;
+	ssize_t n;
+
+	/* 0600: the copy is 0644, never executable because a memfd is 0777 */
+	if (fd < 0 || fchmod(fd, 0600) < 0)
+		return err_set(err, ERR_SETUP, errno, "%s -: memfd_create: %s", option,
+			       strerror(errno));
+	while ((n = read_stdin(buf, sizeof(buf))) > 0) {
+		total += (uint64_t)n;
+		/* a program cut at a limit would run as if whole: refuse it */
+		if (total > max)
+			return err_set(err, ERR_USAGE, EFBIG, "%s -: the program on stdin is "
+				       "larger than the file-size limit (%llu MiB); raise "
+				       "--fsize or give the program as a file", option,
+				       (unsigned long long)(max >> 20));
+		if (write_all(fd, buf, (size_t)n) < 0)
+			return err_set(err, ERR_SETUP, errno, "%s -: keeping the program "
+				       "read from stdin: %s", option, strerror(errno));
+	}
+	if (n < 0)
+		return err_set(err, ERR_USAGE, errno, "%s -: reading the program from "
+			       "stdin: %s", option, strerror(errno));
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return err_set(err, ERR_SETUP, errno, "%s -: lseek: %s", option,
+			       strerror(errno));
+	if (ws->disposable)
+		return defer_input(ws, steal_fd(&fd), "stdin", name, option, err);
+	return copy_one(ws, steal_fd(&fd), "stdin", name, option, err);
 }
 
 int workspace_attach(struct workspace *ws, int mnt_fd, uint32_t host_uid,

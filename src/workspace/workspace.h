@@ -62,6 +62,12 @@ int copy_bytes(int in, int out);
 int workspace_copy_in(struct workspace *ws, const char *src,
 		      const char *option, struct sbx_err *err);
 
+/* `--lang L -`: the program is sbx's stdin, read to its end now (at most MAX
+ * bytes, else an error) and copied in as NAME the way workspace_copy_in
+ * copies a file. */
+int workspace_copy_in_stdin(struct workspace *ws, const char *name, uint64_t max,
+			    const char *option, struct sbx_err *err);
+
 /* The tmpfs is up: take MNT_FD (its mount fd; kept) and copy the
  * inputs in, creating them as HOST_UID when sbx runs as root (the tmpfs
  * belongs to the jail's user namespace, where only that uid is mapped). */

@@ -309,3 +309,40 @@ Test(docs, bash_completion_knows_every_option_of_run_help)
 	sbx_result_free(&r);
 	free(opts);
 }
+
+/*
+ * A file name with a space was split into two words (an unquoted command
+ * substitution), and a directory got no trailing "/".  Each name is one
+ * element of COMPREPLY, and the completion asks readline to treat them as
+ * file names (-o filenames: quoted on insertion, "/" after a directory);
+ * compopt is recorded here, as readline alone can act on it.
+ */
+Test(docs, bash_completion_keeps_a_file_name_with_a_space_one_word)
+{
+	char dir[] = "/tmp/sbx-compl-XXXXXX";
+	char *out = NULL, *src = realpath(src_dir(), NULL);
+
+	if (system("command -v bash >/dev/null 2>&1") != 0)
+		cr_skip_test("SKIP: bash is not installed");
+	cr_assert_not_null(src);
+	cr_assert_not_null(mkdtemp(dir));
+	char *cmd = xasprintf("cd '%s' && : >'my prog.py' && mkdir 'my dir' && "
+			      "bash --norc -c 'source \"%s/contrib/bash-completion/sbx\"; "
+			      "compopt() { asked=\"$asked $*\"; }; "
+			      "for w in \"sbx run --lang py my\" \"sbx run -o my\" \"sbx check my\"; do "
+			      "asked=; read -ra COMP_WORDS <<<\"$w\"; COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); "
+			      "_sbx; printf \"%%s|\" \"${COMPREPLY[@]}\"; echo \"$asked\"; done' 2>&1",
+			      dir, src);
+	int status = host_sh(cmd, &out);
+
+	cr_assert(status == 0, "completion failed: %s", out);
+	cr_expect_str_eq(out, "my dir|my prog.py| -o filenames\n"
+			      "my dir| -o filenames\n"
+			      "my dir|my prog.py| -o filenames\n");
+	free(out);
+	free(cmd);
+	free(src);
+	char *rm = xasprintf("rm -rf '%s'", dir);
+	cr_assert(system(rm) == 0);
+	free(rm);
+}

@@ -6,6 +6,7 @@
  */
 #include "common.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -57,6 +58,55 @@ Test(lang, py_sum_of_range_prints_45)
 	cr_assert_str_eq(r.out, "45\n");
 	cr_assert_eq(r.exit_status, 0);
 	sbx_result_free(&r);
+}
+
+/*
+ * A code upload is several files: a module copied in beside the script
+ * with -f imports, a package in a -w workspace imports, and an explicit
+ * -e PYTHONPATH is honoured.  What isolated mode was for stays: the
+ * caller's own PYTHON* variables do not reach the jail, and the user site
+ * (which a run could fill for the next one under a kept HOME) is off.
+ */
+Test(lang, py_imports_its_siblings_and_honours_an_explicit_pythonpath)
+{
+	struct sbx_result r;
+	char *dir = make_temp_dir(), *pkg = xasprintf("%s/pkg", dir);
+	char *lib = xasprintf("%s/lib", dir);
+	const char *env[] = { "PYTHONPATH=/nonexistent-host-path", "PYTHONSTARTUP=/etc/passwd",
+			      NULL };
+
+	REQUIRE_USERNS();
+	require_runtime("/usr/bin/python3");
+	cr_assert_eq(mkdir(pkg, 0755), 0);
+	cr_assert_eq(mkdir(lib, 0755), 0);
+	free(put_test_file(dir, "utils.py", "X = 1\n"));
+	free(put_test_file(pkg, "__init__.py", ""));
+	free(put_test_file(pkg, "mod.py", "Y = 2\n"));
+	free(put_test_file(lib, "helper.py", "Z = 3\n"));
+	char *one = put_test_file(dir, "one.py", "import utils\nprint(utils.X)\n");
+	char *utils = xasprintf("%s/utils.py", dir);
+	sbx_run(&r, &(struct sbx_opts){ .env = env }, SBX_ARGV("run", "-f", utils, "--lang", "py", one));
+	ASSERT_STATUS(&r, "ok");
+	cr_assert_str_eq(r.out, "1\n", "stderr: %s", r.err);
+	sbx_result_free(&r);
+
+	char *all = put_test_file(dir, "all.py",
+				  "import os, sys, utils, pkg.mod, helper\n"
+				  "print(utils.X, pkg.mod.Y, helper.Z)\n"
+				  "print(os.environ['PYTHONPATH'], os.environ.get('PYTHONSTARTUP'))\n"
+				  "print(sys.flags.no_user_site)\n");
+	sbx_run(&r, &(struct sbx_opts){ .env = env, .cwd = dir },
+		SBX_ARGV("run", "-w", ".", "-e", "PYTHONPATH=lib", "--lang", "py", "all.py"));
+	ASSERT_STATUS(&r, "ok");
+	cr_assert_str_eq(r.out, "1 2 3\nlib None\n1\n", "stderr: %s", r.err);
+	sbx_result_free(&r);
+	rm_tree(dir);
+	free(one);
+	free(all);
+	free(utils);
+	free(pkg);
+	free(lib);
+	free(dir);
 }
 
 /* Arguments reach the program one element each, never through a shell. */
@@ -363,4 +413,76 @@ Test(langs, user_preset_is_listed_and_runs)
 	free(env0);
 	free(conf);
 	free(home);
+}
+
+/*
+ * `--lang py -` reads the program from sbx's stdin, as `python3 -` does
+ * (it was refused: /dev/stdin is a symbolic link).  The program is whole
+ * or refused: one larger than the file-size limit is an error, never a
+ * program cut short and run.
+ */
+Test(lang, py_program_from_stdin_runs_whole_or_not_at_all)
+{
+	struct sbx_result r;
+	const char *prog = "import sys\nprint(__file__, repr(sys.stdin.read()), sys.argv[1:])\n";
+
+	REQUIRE_USERNS();
+	require_runtime("/usr/bin/python3");
+	sbx_run(&r, &(struct sbx_opts){ .stdin_data = prog, .stdin_len = strlen(prog) },
+		SBX_ARGV("run", "--lang", "py", "-", "a b"));
+	ASSERT_STATUS(&r, "ok");
+	cr_assert(strstr(r.out, "/stdin.py '' ['a b']\n"), "out: %s err: %s", r.out, r.err);
+	sbx_result_free(&r);
+
+	/* 2 MiB of comment lines under a 1 MiB file-size limit, from a file
+	 * (more than a pipe holds before sbx starts reading) */
+	size_t big = 2u << 20;
+	char *text = malloc(big), *dir = make_temp_dir(), *path;
+	cr_assert_not_null(text);
+	for (size_t i = 0; i < big; i++)
+		text[i] = i % 64 == 63 ? '\n' : (i % 64 == 0 ? '#' : 'x');
+	text[big - 1] = '\0';
+	path = put_test_file(dir, "big.py", text);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	cr_assert(fd > 0);
+	sbx_run(&r, &(struct sbx_opts){ .stdin_from_fd = fd },
+		SBX_ARGV("run", "--fsize", "1M", "--lang", "py", "-"));
+	cr_assert_eq(r.exit_status, 125, "stderr: %s", r.err);
+	cr_assert(strstr(r.err, "--lang py -: the program on stdin is larger than the "
+			 "file-size limit (1 MiB)"), "stderr: %s", r.err);
+	sbx_result_free(&r);
+	close(fd);
+	rm_tree(dir);
+	free(path);
+	free(dir);
+	free(text);
+
+	/* stdin cannot be both the program and its input, nor pick a preset */
+	sbx_run(&r, &(struct sbx_opts){ .stdin_data = prog, .stdin_len = strlen(prog) },
+		SBX_ARGV("run", "--stdin", "-", "--lang", "py", "-"));
+	cr_assert_eq(r.exit_status, 125);
+	cr_assert(strstr(r.err, "--stdin - cannot be its input too"), "stderr: %s", r.err);
+	sbx_result_free(&r);
+	sbx_run(&r, &(struct sbx_opts){ .stdin_data = prog, .stdin_len = strlen(prog) },
+		SBX_ARGV("run", "--lang", "auto", "-"));
+	cr_assert_eq(r.exit_status, 125);
+	cr_assert(strstr(r.err, "--lang auto cannot pick a preset for a program on stdin"),
+		  "stderr: %s", r.err);
+	sbx_result_free(&r);
+}
+
+/* A compiled preset takes its program from stdin too, by the extension. */
+Test(lang, c_program_from_stdin_compiles_and_runs)
+{
+	struct sbx_result r;
+	const char *prog = "#include <stdio.h>\nint main(void) { puts(\"c from stdin\"); }\n";
+
+	REQUIRE_USERNS();
+	require_runtime("/usr/bin/gcc");
+	sbx_run(&r, &(struct sbx_opts){ .stdin_data = prog, .stdin_len = strlen(prog),
+					.deadline_s = 90 },
+		SBX_ARGV("run", "--lang", "c", "-"));
+	ASSERT_STATUS(&r, "ok");
+	cr_assert_str_eq(r.out, "c from stdin\n", "stderr: %s", r.err);
+	sbx_result_free(&r);
 }

@@ -49,3 +49,34 @@ Test(status, a_forgery_without_a_newline_does_not_share_the_records_line)
 		free(out);
 	}
 }
+
+/*
+ * `--result -` puts the record on stdout after the program's own output.
+ * Output that ends with a newline is followed by the record at once, not
+ * by an empty line a line-oriented reader would take for a line of the
+ * program's; output cut mid-line still gets the newline that keeps a
+ * forgery off the record's line.
+ */
+Test(status, result_dash_follows_a_finished_line_without_an_empty_line)
+{
+	static const struct {
+		const char *script, *want;
+	} cases[] = {
+		{ "\"$SBX\" run --result - -- /bin/sh -c 'echo hi' | head -c 18",
+		  "hi\n{\"sbx_version\":" },
+		{ "\"$SBX\" run --result /dev/stdout -- /bin/sh -c 'echo hi' | head -c 18",
+		  "hi\n{\"sbx_version\":" },
+		{ "\"$SBX\" run --result - -- /bin/sh -c 'head -c 300000 /dev/zero | tr \"\\\\0\" x; "
+		  "echo' | tail -n 2 | head -c 3",
+		  "xxx" },
+		{ "\"$SBX\" run --result - -- /bin/sh -c 'printf FORGED' | tail -n1 | head -c 15",
+		  "{\"sbx_version\":" },
+	};
+
+	REQUIRE_USERNS();
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *out = shell_out(cases[i].script);
+		cr_assert_str_eq(out, cases[i].want, "case %zu", i);
+		free(out);
+	}
+}
