@@ -318,6 +318,27 @@ static int open_result(struct run_ctx *c, struct sbx_err *err)
 	       result_not_a_copy(c, c->opts.stderr_copy, "--stderr", err) < 0 ? -1 : 0;
 }
 
+/*
+ * The jail's set-up holds about ten descriptors of its own at once plus one
+ * per mount (each is made detached and moved into place): with fewer, it
+ * fails midway with EMFILE at whichever mount comes last.  Say so now,
+ * naming the number; the estimate errs low, and a set-up that still runs
+ * out names the limit (classify_setup).
+ */
+static int check_fd_room(const struct policy *p, struct sbx_err *err)
+{
+	struct rlimit rl;
+	rlim_t need = (rlim_t)p->nmounts + 10;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur >= need)
+		return 0;
+	return err_set(err, ERR_SETUP, EMFILE, "sbx's open-file limit is %llu (ulimit -n) "
+		       "and this jail's set-up needs at least %llu descriptors (about one "
+		       "per mount, %zu here, and ten more): raise it, e.g. ulimit -n 1024",
+		       (unsigned long long)rl.rlim_cur, (unsigned long long)need, p->nmounts);
+}
+
 static int prepare(struct run_ctx *c, int argc, char **argv, struct sbx_err *err)
 {
 	if (cli_parse(argc, argv, &c->opts, err) < 0)
@@ -336,6 +357,8 @@ static int prepare(struct run_ctx *c, int argc, char **argv, struct sbx_err *err
 	    effective_policy(&c->opts, &c->policy, err) < 0)
 		return -1;
 	c->have_policy = true;
+	if (check_fd_room(&c->policy, err) < 0)
+		return -1;
 	if (c->opts.lang ? lang_argvs(c, err) < 0
 			 : cli_command_argv(&c->opts, &c->policy, &c->argv, err) < 0)
 		return -1;

@@ -232,9 +232,13 @@ static bool classify_setup(struct sup *s)
 		r->status = ST_SETUP_ERROR;
 		r->retryable = e == EAGAIN || e == ENOMEM || e == EBUSY;
 		/* the jail's text already names the errno; add it only without one */
-		say(r, "jail setup failed: %s%s%s; run `sbx doctor` to see what this host allows",
+		/* out of descriptors is the caller's ulimit, not the host's support */
+		say(r, "jail setup failed: %s%s%s; %s",
 		    s->setup_text[0] ? s->setup_text : "(no detail from the jail)",
-		    e && !s->setup_text[0] ? ": " : "", e && !s->setup_text[0] ? strerror(e) : "");
+		    e && !s->setup_text[0] ? ": " : "", e && !s->setup_text[0] ? strerror(e) : "",
+		    e == EMFILE ? "sbx's open-file limit (ulimit -n) is too low for this "
+				  "jail's set-up: raise it, e.g. ulimit -n 1024"
+				: "run `sbx doctor` to see what this host allows");
 	} else if (s->setup_timed_out) {
 		r->status = ST_SETUP_ERROR;
 		r->retryable = true;
