@@ -9,6 +9,33 @@
 #include <string.h>
 #include <sys/resource.h>
 
+void text_mark_cut(char *buf, size_t size, int total)
+{
+	static const char mark[] = " [cut]";
+	size_t at;
+
+	if (total < 0 || (size_t)total < size || size < sizeof(mark))
+		return;
+	at = size - sizeof(mark);
+	while (at > 0 && ((unsigned char)buf[at] & 0xc0) == 0x80)
+		at--;
+	memcpy(buf + at, mark, sizeof(mark));
+}
+
+void text_append(char *buf, size_t size, const char *fmt, ...)
+{
+	size_t len = strnlen(buf, size);
+	va_list ap;
+	int n;
+
+	if (len + 1 >= size)
+		return; /* full: already marked when it was cut */
+	va_start(ap, fmt);
+	n = vsnprintf(buf + len, size - len, fmt, ap);
+	va_end(ap);
+	text_mark_cut(buf, size, n < 0 ? n : (int)len + n);
+}
+
 int err_set(struct sbx_err *err, enum err_kind kind, int sys_errno,
 	    const char *fmt, ...)
 {
@@ -20,7 +47,7 @@ int err_set(struct sbx_err *err, enum err_kind kind, int sys_errno,
 	err->sys_errno = sys_errno;
 	err->retryable = false;
 	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	text_mark_cut(err->msg, sizeof(err->msg), vsnprintf(err->msg, sizeof(err->msg), fmt, ap));
 	va_end(ap);
 	return -1;
 }
@@ -35,18 +62,12 @@ int err_prefix(struct sbx_err *err, const char *fmt, ...)
 		return -1;
 	memcpy(old, err->msg, sizeof(old));
 	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	text_mark_cut(err->msg, sizeof(err->msg), vsnprintf(err->msg, sizeof(err->msg), fmt, ap));
 	va_end(ap);
 	n = strlen(err->msg);
-	/* the message is for people: cut it rather than fail */
-	if (n + 2 < sizeof(err->msg)) {
-		memcpy(err->msg + n, ": ", 2);
-		n += 2;
-		size_t room = sizeof(err->msg) - n - 1;
-		size_t len = strnlen(old, room);
-		memcpy(err->msg + n, old, len);
-		err->msg[n + len] = '\0';
-	}
+	/* the message is for people: cut it rather than fail, and say so */
+	if (n + 1 < sizeof(err->msg))
+		text_append(err->msg, sizeof(err->msg), ": %s", old);
 	return -1;
 }
 

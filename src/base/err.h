@@ -32,6 +32,17 @@ struct sbx_err {
 int err_set(struct sbx_err *err, enum err_kind kind, int sys_errno,
 	    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
+/*
+ * Text for people is cut rather than failed, but never silently: when
+ * TOTAL (the length a vsnprintf into BUF of SIZE wanted) did not fit, the
+ * end of BUF becomes " [cut]", placed between UTF-8 characters.
+ */
+void text_mark_cut(char *buf, size_t size, int total);
+
+/* Append printf-style text to the string in BUF of SIZE, marked when cut. */
+void text_append(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* Prefix an existing message with more context ("loading py: ..."). */
 int err_prefix(struct sbx_err *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -44,7 +44,7 @@ void doctor_fmt(char *buf, size_t len, const char *f, ...)
 	va_list ap;
 
 	va_start(ap, f);
-	vsnprintf(buf, len, f, ap);
+	text_mark_cut(buf, len, vsnprintf(buf, len, f, ap));
 	va_end(ap);
 }
 

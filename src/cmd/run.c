@@ -427,7 +427,8 @@ static void adopt_compile_failure(struct run_ctx *c)
 	r->has_exit_code = cr->has_exit_code;
 	r->term_signal = cr->term_signal;
 	r->core_dumped = cr->core_dumped;
-	snprintf(r->message, sizeof(r->message), "compile stage: %.490s", cr->message);
+	text_mark_cut(r->message, sizeof(r->message),
+		      snprintf(r->message, sizeof(r->message), "compile stage: %s", cr->message));
 	r->retryable = cr->retryable;
 	r->command = cr->command;
 	r->policy = cr->policy;

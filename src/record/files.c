@@ -119,12 +119,12 @@ static void name_files(char *msg, size_t size, const struct artifacts *a,
 			continue;
 		len = strlen(msg);
 		if (n < NAMED && len < size - 1)
-			snprintf(msg + len, size - len, "%s%s", n ? ", " : "", a->v[i].path);
+			text_append(msg, size, "%s%s", n ? ", " : "", a->v[i].path);
 		n++;
 	}
 	len = strlen(msg);
 	if (n > NAMED && len < size - 1)
-		snprintf(msg + len, size - len, " and %zu more", n - NAMED);
+		text_append(msg, size, " and %zu more", n - NAMED);
 }
 
 static bool at_limit(const struct art_file *f)
@@ -156,7 +156,7 @@ void result_note_files(struct result *r)
 	/* a file cut at the limit looks whole once copied out: say so */
 	len = strlen(r->message);
 	if (count_files(a, at_limit) && len < sizeof(r->message) - 1) {
-		snprintf(r->message + len, sizeof(r->message) - len, "; a write hit the "
+		text_append(r->message, sizeof(r->message), "; a write hit the "
 			 "file-size limit (file_size_mb = %" PRIu64 "), the file may be cut "
 			 "short: ", record_applied_limit(r->policy, LIM_FILE_SIZE_MB));
 		name_files(r->message, sizeof(r->message), a, at_limit);
@@ -165,7 +165,7 @@ void result_note_files(struct result *r)
 	len = strlen(r->message);
 	missed = count_files(a, not_copied);
 	if (missed && len < sizeof(r->message) - 1) {
-		snprintf(r->message + len, sizeof(r->message) - len, "; -o output incomplete: "
+		text_append(r->message, sizeof(r->message), "; -o output incomplete: "
 			 "%zu file%s not copied (see files[].copy_out): ", missed,
 			 missed == 1 ? "" : "s");
 		name_files(r->message, sizeof(r->message), a, not_copied);

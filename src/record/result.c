@@ -119,7 +119,7 @@ void result_set_error(struct result *r, const struct sbx_err *err)
 	r->status = callers ? ST_CONFIG_ERROR : ST_SETUP_ERROR;
 	r->retryable = !callers && (err->kind != ERR_SETUP || err->retryable);
 	r->exit_status = 125;
-	snprintf(r->message, sizeof(r->message), "%.511s",
+	snprintf(r->message, sizeof(r->message), "%s",
 		 err->msg[0] ? err->msg : "sbx failed before the program ran");
 }
 

@@ -50,7 +50,7 @@ struct result {
 	bool has_exit_code;
 	int term_signal;         /* 0 = none */
 	bool core_dumped;
-	char message[512];       /* names the cause and the limit */
+	char message[2048];      /* names the cause and the limit; " [cut]" ends one too long */
 	bool retryable;          /* setup-error only */
 
 	char **command;          /* argv as run inside the jail */

@@ -30,7 +30,8 @@ static void say(struct result *r, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(r->message, sizeof(r->message), fmt, ap);
+	text_mark_cut(r->message, sizeof(r->message),
+		      vsnprintf(r->message, sizeof(r->message), fmt, ap));
 	va_end(ap);
 }
 
@@ -411,12 +412,14 @@ static void say_more(struct result *r, const char *fmt, ...)
 {
 	size_t len = strlen(r->message);
 	va_list ap;
+	int n;
 
 	if (len >= sizeof(r->message) - 1)
-		return;
+		return; /* full: already marked when it was cut */
 	va_start(ap, fmt);
-	vsnprintf(r->message + len, sizeof(r->message) - len, fmt, ap);
+	n = vsnprintf(r->message + len, sizeof(r->message) - len, fmt, ap);
 	va_end(ap);
+	text_mark_cut(r->message, sizeof(r->message), n < 0 ? n : (int)len + n);
 }
 
 /* clone3 and openat2 are always refused with ENOSYS and every libc falls
@@ -503,18 +506,15 @@ static void note_processes(struct sup *s)
 static void note_stops(struct sup *s)
 {
 	struct result *r = s->res;
-	size_t len = strlen(r->message);
 
-	if (!s->go_sent || len >= sizeof(r->message) - 1)
+	if (!s->go_sent)
 		return;
 	if (s->stopped_ns > 0)
-		snprintf(r->message + len, sizeof(r->message) - len, "; held %.0f ms by the "
-			 "caller's stop (not counted against the wall limit)", r->stopped_ms);
-	len = strlen(r->message);
-	if (s->sigstop_seen && len < sizeof(r->message) - 1)
-		snprintf(r->message + len, sizeof(r->message) - len, "; sbx was stopped "
-			 "(SIGSTOP) while the jail ran on, bounded by RLIMIT_CPU and %s",
-			 s->target_evidence & CTL_EV_WALL_BOUND
+		say_more(r, "; held %.0f ms by the caller's stop (not counted against the "
+			 "wall limit)", r->stopped_ms);
+	if (s->sigstop_seen)
+		say_more(r, "; sbx was stopped (SIGSTOP) while the jail ran on, bounded by "
+			 "RLIMIT_CPU and %s", s->target_evidence & CTL_EV_WALL_BOUND
 				 ? "ended by the jail's init at its own wall bound"
 				 : "by the jail's init at the wall limit + kill_grace + 1 s");
 }
@@ -522,17 +522,12 @@ static void note_stops(struct sup *s)
 static void note_copy_errors(struct sup *s)
 {
 	static const char *const opts[2] = { "--stdout", "--stderr" };
-	struct result *r = s->res;
-	size_t len = strlen(r->message);
 
-	for (int i = 0; i < 2; i++) {
-		if (!s->out[i].copy_errno || len >= sizeof(r->message) - 1)
-			continue;
-		snprintf(r->message + len, sizeof(r->message) - len, "; %s %s: write failed: %s",
-			 opts[i], i == 0 ? s->req->stdout_copy : s->req->stderr_copy,
-			 strerror(s->out[i].copy_errno));
-		len = strlen(r->message);
-	}
+	for (int i = 0; i < 2; i++)
+		if (s->out[i].copy_errno)
+			say_more(s->res, "; %s %s: write failed: %s", opts[i],
+				 i == 0 ? s->req->stdout_copy : s->req->stderr_copy,
+				 strerror(s->out[i].copy_errno));
 }
 
 /* sbx's own stdout/stderr failed: the record says so (nothing is lost quietly). */
@@ -542,19 +537,17 @@ static void note_dest_errors(struct sup *s)
 
 	for (int i = 0; i < 2; i++) {
 		const struct out_stream *o = &s->out[i];
-		size_t len = strlen(r->message);
 
-		if (!o->dest.dead || !o->dest.error || len >= sizeof(r->message) - 1)
+		if (!o->dest.dead || !o->dest.error)
 			continue;
 		if (o->reader_gone)
-			snprintf(r->message + len, sizeof(r->message) - len, "; sbx's %s: "
-				 "the reader went away (%s): the program's %s was closed, "
-				 "as in a shell pipeline", o->name, strerror(o->dest.error),
-				 o->name);
+			say_more(r, "; sbx's %s: the reader went away (%s): the program's %s "
+				 "was closed, as in a shell pipeline", o->name,
+				 strerror(o->dest.error), o->name);
 		else
-			snprintf(r->message + len, sizeof(r->message) - len, "; sbx's %s: "
-				 "write failed: %s (%" PRIu64 " of %" PRIu64 " bytes delivered)",
-				 o->name, strerror(o->dest.error), o->delivered, o->bytes);
+			say_more(r, "; sbx's %s: write failed: %s (%" PRIu64 " of %" PRIu64
+				 " bytes delivered)", o->name, strerror(o->dest.error),
+				 o->delivered, o->bytes);
 	}
 }
 

@@ -80,3 +80,35 @@ Test(status, result_dash_follows_a_finished_line_without_an_empty_line)
 		free(out);
 	}
 }
+
+/* A message longer than the record keeps was cut mid-word at 511 bytes
+ * with nothing to say so; now it is whole up to far longer, and one that
+ * is still too long ends with " [cut]", on stderr as in the record. */
+Test(status, a_message_too_long_is_marked_cut_never_silently)
+{
+	struct sbx_result r;
+	char path[3000] = "/nonexistent-";
+
+	memset(path + 13, 'd', sizeof(path) - 14);
+	path[sizeof(path) - 1] = '\0';
+	char *bind = xasprintf("%.600s:/mnt/x", path);
+	sbx_run(&r, NULL, SBX_ARGV("run", "-b", bind, "--", "/bin/true"));
+	cr_assert_eq(r.exit_status, 125, "stderr: %s", r.err);
+	const char *m = rec_str(&r, "message");
+	char *whole = xasprintf("%.600s:", path);
+	cr_assert(strstr(m, whole), "the 600-byte path was cut: %s", m);
+	cr_assert_null(strstr(m, "[cut]"), "%s", m);
+	free(whole);
+	sbx_result_free(&r);
+	free(bind);
+
+	bind = xasprintf("%s:/mnt/x", path);
+	sbx_run(&r, NULL, SBX_ARGV("run", "-b", bind, "--", "/bin/true"));
+	cr_assert_eq(r.exit_status, 125, "stderr: %s", r.err);
+	m = rec_str(&r, "message");
+	size_t n = strlen(m);
+	cr_assert(n > 6 && !strcmp(m + n - 6, " [cut]"), "%s", m);
+	cr_assert(strstr(r.err, " [cut]\n"), "stderr: %s", r.err);
+	sbx_result_free(&r);
+	free(bind);
+}
