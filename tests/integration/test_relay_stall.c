@@ -153,7 +153,9 @@ Test(lifetime, unread_stdout_pipe_still_honours_sigint)
 	REQUIRE_USERNS();
 	start_sbx(&r, SBX_ARGV("run", "--time", "30s", "--set", "limits.kill_grace_ms=500",
 			       "--", "/bin/sh", "-c", "yes & while :; do :; done"));
-	usleep(500 * 1000);
+	/* the signal comes once the program's output reaches the unread pipe */
+	struct pollfd pf = { .fd = r.out, .events = POLLIN };
+	cr_assert_eq(poll(&pf, 1, 60000), 1, "the program never wrote");
 	kill(r.pid, SIGINT);
 	double t = wait_sbx(&r, 15.0, &status);
 	char *rec = read_stderr(&r);

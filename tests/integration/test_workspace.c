@@ -8,9 +8,11 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -131,25 +133,60 @@ Test(workspace, disposable_workspace_is_removed_after_a_setup_error)
 	private_tmp_done(&t);
 }
 
+/*
+ * Start sbx with ARGV (argv[0] included), its stdout on a pipe, and return
+ * once the program in the jail printed "ready": the run is then live (its
+ * workspace made, its files written), not merely forked.  STDIN_FD, when
+ * >= 0, is sbx's stdin; *OUT gets the pipe's read end.
+ */
+static pid_t start_until_ready(const char *tmpdir, const char *const *argv, int stdin_fd,
+			       int *out)
+{
+	int p[2];
+	char got[64] = "";
+	size_t len = 0;
+
+	cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
+	pid_t pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+		dup2(p[1], 1);
+		dup2(null, 2);
+		dup2(stdin_fd >= 0 ? stdin_fd : null, 0);
+		if (tmpdir)
+			setenv("TMPDIR", tmpdir, 1);
+		execv(sbx_path(), (char *const *)argv);
+		_exit(127);
+	}
+	close(p[1]);
+	/* a bound for a hang, not a timing: the line comes as the run starts */
+	struct pollfd pf = { .fd = p[0], .events = POLLIN };
+	while (!strstr(got, "ready\n")) {
+		cr_assert(len < sizeof(got) - 1 && poll(&pf, 1, 60000) == 1,
+			  "the run did not start: %s", got);
+		ssize_t n = read(p[0], got + len, sizeof(got) - 1 - len);
+		cr_assert(n > 0, "sbx ended before its program was ready: %s", got);
+		len += (size_t)n;
+		got[len] = '\0';
+	}
+	*out = p[0];
+	return pid;
+}
+
 Test(workspace, disposable_workspace_is_removed_after_sigint)
 {
 	struct private_tmp t;
-	int status;
+	int status, out;
 
 	REQUIRE_USERNS();
 	private_tmp_init(&t);
-	pid_t pid = fork();
-	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-		dup2(null, 2);
-		setenv("TMPDIR", t.dir, 1);
-		execl(sbx_path(), "sbx", "run", "--", "/bin/sh", "-c",
-		      "mkdir d; echo x > d/f; sleep 60", (char *)NULL);
-		_exit(127);
-	}
-	usleep(400 * 1000);
+	pid_t pid = start_until_ready(t.dir, (const char *const[]){ "sbx", "run", "--",
+		"/bin/sh", "-c", "mkdir d; echo x > d/f; echo ready; exec sleep 60", NULL },
+		-1, &out);
 	kill(pid, SIGINT);
 	waitpid(pid, &status, 0);
+	close(out);
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 130, "status %d", status);
 	private_tmp_done(&t);
 }
@@ -160,23 +197,17 @@ Test(workspace, disposable_workspace_is_removed_after_sigint)
 Test(workspace, a_killed_sbx_leaves_no_workspace_on_the_host)
 {
 	struct private_tmp t;
-	int status;
+	int status, out;
 
 	REQUIRE_USERNS();
 	private_tmp_init(&t);
-	pid_t pid = fork();
-	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-		dup2(null, 2);
-		setenv("TMPDIR", t.dir, 1);
-		execl(sbx_path(), "sbx", "run", "--", "/bin/sh", "-c",
-		      "mkdir d; echo x > d/f; sleep 60", (char *)NULL);
-		_exit(127);
-	}
-	usleep(400 * 1000);
+	pid_t pid = start_until_ready(t.dir, (const char *const[]){ "sbx", "run", "--",
+		"/bin/sh", "-c", "mkdir d; echo x > d/f; echo ready; exec sleep 60", NULL },
+		-1, &out);
 	cr_assert_eq(count_entries(t.dir), 0, "the live run has a workspace in $TMPDIR");
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
+	close(out);
 	cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "status %d", status);
 	private_tmp_done(&t);
 }
@@ -232,25 +263,24 @@ Test(workspace, concurrent_run_on_one_workdir_is_busy)
 {
 	struct sbx_result r;
 	char *wd = make_workdir();
-	int status;
+	int status, out, hold[2];
 
 	REQUIRE_USERNS();
-	pid_t pid = fork();
-	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-		dup2(null, 2);
-		execl(sbx_path(), "sbx", "run", "-w", wd, "--", "/bin/sleep", "3", (char *)NULL);
-		_exit(127);
-	}
-	usleep(500 * 1000);
+	/* the first run lasts until the test closes its stdin */
+	cr_assert_eq(pipe2(hold, O_CLOEXEC), 0);
+	pid_t pid = start_until_ready(NULL, (const char *const[]){ "sbx", "run", "--stdin", "-",
+		"-w", wd, "--", "/bin/sh", "-c", "echo ready; read x; exit 0", NULL }, hold[0], &out);
+	close(hold[0]);
 	sbx_run_sh(&r, NULL, SBX_ARGV("-w", wd), "echo second");
 	ASSERT_STATUS(&r, "setup-error");
 	cr_assert_eq(r.exit_status, 125);
 	cr_assert(strstr(rec_str(&r, "message"), "workspace busy"), "%s", rec_str(&r, "message"));
 	cr_assert_lt(r.elapsed_s, 2.0, "it must fail fast, not wait");
 	sbx_result_free(&r);
+	close(hold[1]);
 	waitpid(pid, &status, 0);
-	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	close(out);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d", status);
 	/* the lock went with the first run */
 	sbx_run_sh(&r, NULL, SBX_ARGV("-w", wd), "echo free");
 	ASSERT_STATUS(&r, "ok");
