@@ -119,7 +119,7 @@ INTEG_SRC  := $(sort $(wildcard tests/integration/*.c))
 UNIT_BIN   := $(BUILD)/tests/unit_tests
 INTEG_BIN  := $(BUILD)/tests/integration_tests
 
-.PHONY: all check check-layers asan deps demo install uninstall fuzz bench bench-readme bench-deps clean probes test test-unit test-integration vm-deps vmcheck vm-inside
+.PHONY: all check check-layers asan deps demo install uninstall fuzz mutants bench bench-readme bench-deps clean probes test test-unit test-integration vm-deps vmcheck vm-inside
 
 all: sbx
 
@@ -203,6 +203,10 @@ demo:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory sbx
 	./sbx run --lang py examples/hello.py
+
+# every named break of a security check (tests/mutants/list) is caught
+mutants:
+	sh tests/mutants/run.sh
 
 fuzz:
 	$(MAKE) -C tests/fuzz

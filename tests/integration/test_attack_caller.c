@@ -125,6 +125,36 @@ Test(attack_caller, a_workdir_or_out_dir_that_is_a_symlink_is_refused_with_a_sla
 	free(slash);
 }
 
+/*
+ * A user who controls a file root will copy in (-f, or the --lang program)
+ * makes it a symlink to a file only root can read (/etc/shadow): following
+ * it would hand the jail, and -o, a copy of the secret.  Refused, and the
+ * secret's bytes appear nowhere in the run.
+ */
+Test(attack_caller, a_file_or_program_that_is_a_symlink_is_never_copied_in)
+{
+	char *dir = make_temp_dir();
+	char *secret = put_test_file(dir, "secret", "SECRET-BYTES\n");
+	char *link_path = xasprintf("%s/input.py", dir);
+	struct sbx_result r;
+
+	REQUIRE_USERNS();
+	cr_assert_eq(symlink(secret, link_path), 0);
+	sbx_run_sh(&r, NULL, SBX_ARGV("-f", link_path), "cat input.py");
+	cr_assert_eq(r.exit_status, 125, "-f: exit %d, out: %s", r.exit_status, r.out);
+	cr_assert(strstr(r.err, "symbolic link"), "stderr: %s", r.err);
+	cr_assert_null(strstr(r.out, "SECRET"), "out: %s", r.out);
+	sbx_result_free(&r);
+	sbx_run(&r, NULL, SBX_ARGV("run", "--lang", "sh", link_path));
+	cr_assert_eq(r.exit_status, 125, "--lang: exit %d, out: %s", r.exit_status, r.out);
+	cr_assert(strstr(r.err, "symbolic link"), "stderr: %s", r.err);
+	sbx_result_free(&r);
+	rm_tree(dir);
+	free(dir);
+	free(secret);
+	free(link_path);
+}
+
 /* Swap A and B for ever (the user who owns the directory racing sbx). */
 static pid_t start_swapper(const char *a, const char *b)
 {

@@ -174,6 +174,41 @@ Test(limits_evidence, children_reaped_by_wait_are_charged_once)
 	sbx_result_free(&r);
 }
 
+/* Attack: children that each live less than one of the meter's samples
+ * (10 ms), reaped by waitpid: no sample sees them alive, only their
+ * parent's cutime shows their time.  The budget must still stop the tree
+ * at once, not when it ends (3000 children of 4 ms: 12 s of CPU). */
+Test(limits_evidence, children_shorter_than_a_sample_reaped_by_wait_are_charged)
+{
+	struct sbx_result r;
+	int done = -1;
+
+	if (access("/usr/bin/python3", X_OK) != 0)
+		cr_skip_test("SKIP: python3 is not installed on this host");
+	/* each child spins 4 ms of its own CPU; the parent says how many it reaped */
+	sbx_run(&r, &(struct sbx_opts){ .deadline_s = 90 },
+		SBX_ARGV("run", "--cpu", "1s", "--time", "60s", "--", "/usr/bin/python3", "-c",
+			 "import os, sys, time\n"
+			 "for i in range(1, 3001):\n"
+			 "    pid = os.fork()\n"
+			 "    if pid == 0:\n"
+			 "        t = time.process_time()\n"
+			 "        while time.process_time() - t < 0.004: pass\n"
+			 "        os._exit(0)\n"
+			 "    os.waitpid(pid, 0)\n"
+			 "    print(i, flush=True)\n"));
+	cr_assert_str_eq(status_of(&r), "cpu-limit", PROBE_REPORT(&r));
+	const char *last = strrchr(r.out, '\n');
+	while (last && last > r.out && last[-1] != '\n')
+		last--;
+	cr_assert(last && sscanf(last, "%d", &done) == 1, "out: %.200s", r.out);
+	/* each child burns at least 4 ms: 1 s of budget is at most 250 of them,
+	 * 300 with the sample the kill comes in (about 130 when measured; a
+	 * meter that drops the reaped children's cutime let 470 run) */
+	cr_assert(done <= 300, "%d children of 4 ms ran under a 1 s budget", done);
+	sbx_result_free(&r);
+}
+
 /* ---- memory the meter sees ------------------------------------------------ */
 
 /* Attack: files in a 2 GiB tmpfs under --memory 64M: tmpfs pages are RAM
