@@ -502,6 +502,15 @@ static void note_processes(struct sup *s)
 			 "): forks past it fail (EAGAIN)", limit);
 }
 
+/* The refused-syscall report was asked for and could not be had: the
+ * record's null says nothing of why, so the message does. */
+static void note_no_report(struct sup *s)
+{
+	if (s->go_sent && !s->req->no_report && !s->res->denied && s->notify.why_none[0])
+		say_more(s->res, "; no report of refused system calls (denied_syscalls is "
+			 "null): %s", s->notify.why_none);
+}
+
 /* What the caller's stops did to the run, which its figures alone hide. */
 static void note_stops(struct sup *s)
 {
@@ -578,6 +587,7 @@ void sup_classify(struct sup *s)
 		classify_exit(s);
 	}
 	note_denied(s);
+	note_no_report(s);
 	note_processes(s);
 	note_stops(s);
 	note_copy_errors(s);

@@ -13,6 +13,7 @@
  * Bookkeeping is one fixed table of DENIED_MAX entries (and 1024 counters
  * in learn mode); a hammered call costs a compare against the last entry.
  */
+#include "base/cleanup.h"
 #include "supervise/notify.h"
 
 #include <errno.h>
@@ -92,6 +93,18 @@ int notify_adopt(struct notifier *n, int fd, const struct sock_fprog *policy,
 	return 0;
 }
 
+/* sbx itself runs under a seccomp filter: "Seccomp: 2" in its status. */
+static bool under_a_filter(void)
+{
+	FILE *f cleanup_file = fopen("/proc/self/status", "re");
+	char line[128];
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "Seccomp:", 8))
+			return atoi(line + 8) == 2;
+	return false;
+}
+
 void notify_none(struct notifier *n, int e, const char *why)
 {
 	char text[200];
@@ -101,6 +114,10 @@ void notify_none(struct notifier *n, int e, const char *why)
 	else if (e == EBUSY)
 		set_why(n, "a seccomp filter above sbx already has a listener (sbx in sbx, "
 			   "or another supervisor)");
+	else if ((e == EPERM || e == EACCES || e == ENOSYS) && under_a_filter())
+		set_why(n, "a seccomp filter above sbx (a container's profile) refuses the "
+			   "seccomp() call, so sbx's filter was loaded with prctl, which has "
+			   "no listener; allow seccomp in that profile");
 	else {
 		snprintf(text, sizeof(text), "the kernel gave no seccomp listener (%s; user "
 			 "notification needs Linux 5.0)", strerror(e));

@@ -289,6 +289,22 @@ Test(hosts, low_ulimit_n_names_ulimit_n, .timeout = 240)
 	expect_refused(SIM("--nofile", "21"), "open-file limit", "ulimit -n");
 }
 
+/* Only seccomp() refused, as by a container's profile: run loads its filter
+ * with prctl and works, but had no listener and lost the refused-syscall
+ * report with nothing to say so.  The record's message names why. */
+Test(hosts, a_refused_seccomp_call_runs_and_says_the_report_is_lost, .timeout = 240)
+{
+	struct verdict v = { 0 };
+
+	NEED_USERNS();
+	judge(SIM("--seccomp", "seccomp"), &v);
+	cr_assert_eq(v.run_exit, 0, "run exit %d: %s", v.run_exit, v.message);
+	cr_assert_str_eq(v.status ? v.status : "(none)", "ok");
+	cr_assert(strstr(v.message, "no report of refused system calls") &&
+		  strstr(v.message, "refuses the seccomp() call"), "%s", v.message);
+	verdict_free(&v);
+}
+
 Test(hosts, ulimit_u_1_names_ulimit_u, .timeout = 240)
 {
 	NEED_USERNS();

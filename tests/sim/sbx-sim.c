@@ -10,6 +10,8 @@
  *                      ENOSYS for clone3
  *   --seccomp unshare  only unshare refused (EPERM)
  *   --seccomp clone    only clone with a namespace flag refused (EPERM)
+ *   --seccomp seccomp  only the seccomp() call refused (EPERM): a filter can
+ *                      still be loaded with prctl, without a listener
  *   --userns           a user namespace that maps only the caller, as uid 0
  *                      (unshare -Ur, rootless containers)
  *   --unmapped         a user namespace with no uid/gid map: the caller's uid
@@ -138,8 +140,10 @@ static void install_seccomp(const char *kind)
 		rule(ctx, EPERM, "unshare");
 	} else if (!strcmp(kind, "clone")) {
 		rule(ctx, ENOSYS, "clone3"); /* glibc would use clone3 otherwise */
+	} else if (!strcmp(kind, "seccomp")) {
+		rule(ctx, EPERM, "seccomp");
 	} else {
-		fprintf(stderr, "sbx-sim: --seccomp docker|unshare|clone\n");
+		fprintf(stderr, "sbx-sim: --seccomp docker|unshare|clone|seccomp\n");
 		exit(2);
 	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || seccomp_load(ctx) < 0)
