@@ -74,7 +74,8 @@ struct ctl_msg {
 			    * it (ticks, RLIMIT_CPU's clock), -1 = unknown */
 	int32_t procs;     /* CTL_EXITED: the jail's processes as the target
 			    * ended, the init included, -1 = unknown */
-	char text[500];    /* NUL-terminated: the failing step, for people */
+	char text[1024];   /* NUL-terminated: the failing step, for people; as
+			    * long as an error's text (struct sbx_err) */
 };
 
 #endif

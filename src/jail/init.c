@@ -46,7 +46,8 @@ static void send_msg(int fd, uint32_t type, int32_t value, int32_t sys_errno,
 	struct ctl_msg m = { .type = type, .value = value, .sys_errno = sys_errno };
 
 	if (text)
-		snprintf(m.text, sizeof(m.text), "%s", text);
+		text_mark_cut(m.text, sizeof(m.text),
+			      snprintf(m.text, sizeof(m.text), "%s", text));
 	while (send(fd, &m, sizeof(m), MSG_NOSIGNAL) < 0 && errno == EINTR)
 		;
 }

@@ -58,7 +58,7 @@ enum report_stage { REPORT_SETUP = 1, REPORT_EXEC = 2 };
 struct target_report {
 	int32_t stage;
 	int32_t sys_errno;
-	char text[400];
+	char text[1024]; /* as long as an error's text (struct sbx_err) */
 };
 
 /* What the supervisor's meters read, from the mounts mount.c made. */

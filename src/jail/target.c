@@ -42,7 +42,7 @@ __attribute__((noreturn)) static void report(int fd, int stage, int e,
 	memset(&r, 0, sizeof(r));
 	r.stage = stage;
 	r.sys_errno = e;
-	snprintf(r.text, sizeof(r.text), "%s", text);
+	text_mark_cut(r.text, sizeof(r.text), snprintf(r.text, sizeof(r.text), "%s", text));
 	if (write(fd, &r, sizeof(r)) < 0) {
 		/* the init then sees a short report: still a failure */
 	}

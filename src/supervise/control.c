@@ -234,7 +234,8 @@ static void on_ctl_msg(struct sup *s, const struct ctl_msg *m)
 	case CTL_SETUP_FAILED:
 		s->setup_failed = true;
 		s->setup_errno = m->sys_errno;
-		snprintf(s->setup_text, sizeof(s->setup_text), "%s", m->text);
+		text_mark_cut(s->setup_text, sizeof(s->setup_text),
+			      snprintf(s->setup_text, sizeof(s->setup_text), "%s", m->text));
 		sup_kill_init(s); /* nothing ran; nothing to wait for */
 		break;
 	case CTL_STARTED:

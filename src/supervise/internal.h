@@ -74,7 +74,7 @@ struct sup {
 	int exec_errno;
 	bool setup_failed, setup_timed_out;
 	int setup_errno;
-	char setup_text[500];
+	char setup_text[1024];
 
 	/* what sbx decided or saw */
 	int abort_sig;

@@ -81,9 +81,10 @@ Test(status, result_dash_follows_a_finished_line_without_an_empty_line)
 	}
 }
 
-/* A message longer than the record keeps was cut mid-word at 511 bytes
- * with nothing to say so; now it is whole up to far longer, and one that
- * is still too long ends with " [cut]", on stderr as in the record. */
+/* A long message is never cut silently: a 600-byte path stays whole, and
+ * a text too long for the record (or for the jail's report of its
+ * set-up, as an unprivileged caller's bind is opened in the jail) is
+ * marked " [cut]", on stderr as in the record. */
 Test(status, a_message_too_long_is_marked_cut_never_silently)
 {
 	struct sbx_result r;
@@ -95,8 +96,9 @@ Test(status, a_message_too_long_is_marked_cut_never_silently)
 	sbx_run(&r, NULL, SBX_ARGV("run", "-b", bind, "--", "/bin/true"));
 	cr_assert_eq(r.exit_status, 125, "stderr: %s", r.err);
 	const char *m = rec_str(&r, "message");
-	char *whole = xasprintf("%.600s:", path);
-	cr_assert(strstr(m, whole), "the 600-byte path was cut: %s", m);
+	char *whole = xasprintf("%.600s", path);
+	const char *at = strstr(m, whole);
+	cr_assert(at && at[600] != 'd', "the 600-byte path was cut: %s", m);
 	cr_assert_null(strstr(m, "[cut]"), "%s", m);
 	free(whole);
 	sbx_result_free(&r);
@@ -106,9 +108,10 @@ Test(status, a_message_too_long_is_marked_cut_never_silently)
 	sbx_run(&r, NULL, SBX_ARGV("run", "-b", bind, "--", "/bin/true"));
 	cr_assert_eq(r.exit_status, 125, "stderr: %s", r.err);
 	m = rec_str(&r, "message");
-	size_t n = strlen(m);
-	cr_assert(n > 6 && !strcmp(m + n - 6, " [cut]"), "%s", m);
-	cr_assert(strstr(r.err, " [cut]\n"), "stderr: %s", r.err);
+	/* cut where the text was too long: at the end, or inside the jail's
+	 * part when the init's report was the long one */
+	cr_assert(strstr(m, " [cut]"), "%s", m);
+	cr_assert(strstr(r.err, " [cut]"), "stderr: %s", r.err);
 	sbx_result_free(&r);
 	free(bind);
 }
