@@ -3,7 +3,8 @@
  *
  * Three layers meet here, each doing its own part: lang/preset.c picks and
  * loads the base, policy/override.c applies the options (clamps, sealed
- * rule), policy/mounts.c checks the mount table they produce.
+ * rule), policy/scratch.c moves the scratch /tmp aside from a bind in it,
+ * policy/mounts.c checks the mount table they produce.
  */
 #include "cmd/effective.h"
 
@@ -21,7 +22,7 @@ int effective_policy(const struct cli_options *o, struct policy *out,
 		return -1;
 	if (policy_apply_overrides(out, o->overrides, o->noverrides, o->workdir,
 				   err) < 0 ||
-	    policy_check_mounts(out, err) < 0) {
+	    policy_move_scratch(out, err) < 0 || policy_check_mounts(out, err) < 0) {
 		policy_free(out);
 		memset(out, 0, sizeof(*out));
 		return -1;

@@ -339,6 +339,17 @@ static int check_fd_room(const struct policy *p, struct sbx_err *err)
 		       (unsigned long long)rl.rlim_cur, (unsigned long long)need, p->nmounts);
 }
 
+/* The program will meet a /tmp it cannot write: say why before it fails. */
+static void note_moved_scratch(const struct run_ctx *c)
+{
+	if (c->policy.scratch_moved_for && !c->opts.quiet)
+		fprintf(stderr, "sbx: note: %s is bound directly in /tmp, so the jail's "
+			"/tmp only holds mount points and its scratch space is /var/tmp "
+			"(HOME, TMPDIR): a write beside it (../FILE) fails instead of "
+			"vanishing with the jail; bind the parent too (-B ..) to keep "
+			"such files\n", c->policy.scratch_moved_for);
+}
+
 static int prepare(struct run_ctx *c, int argc, char **argv, struct sbx_err *err)
 {
 	if (cli_parse(argc, argv, &c->opts, err) < 0)
@@ -357,6 +368,7 @@ static int prepare(struct run_ctx *c, int argc, char **argv, struct sbx_err *err
 	    effective_policy(&c->opts, &c->policy, err) < 0)
 		return -1;
 	c->have_policy = true;
+	note_moved_scratch(c);
 	if (check_fd_room(&c->policy, err) < 0)
 		return -1;
 	if (c->opts.lang ? lang_argvs(c, err) < 0

@@ -206,6 +206,7 @@ void policy_free(struct policy *p)
 	free(p->source);
 	strlist_free(&p->default_command);
 	strlist_free(&p->interned);
+	free(p->scratch_moved_for);
 	memset(p, 0, sizeof(*p));
 }
 

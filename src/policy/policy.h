@@ -133,6 +133,9 @@ struct policy {
 	/* the command to run when none is given (exec_bin of -p nsjail:FILE);
 	 * not a field of the policy language */
 	struct strlist default_command;
+	/* the bind directly in /tmp for which policy_move_scratch() moved the
+	 * scratch tmpfs to /var/tmp, or NULL */
+	char *scratch_moved_for;
 	/* interned file names and options that origins point to (owned) */
 	struct strlist interned;
 };
@@ -205,6 +208,14 @@ const char *policy_path_problem(const char *path);
 /* Parents before children (fewer '/' first), else in the order written. */
 void policy_sort_mounts(struct policy *p);
 int policy_check_mounts(const struct policy *p, struct sbx_err *err);
+/*
+ * A host directory bound directly in the scratch /tmp would have that
+ * tmpfs beside it, where a write next to it (../FILE) vanishes with the
+ * jail: then the scratch moves to /var/tmp (with the variables pointing
+ * into it) and /tmp only holds mount points, so such a write fails
+ * (scratch.c).  ERR_CONFIG when /var/tmp is taken.
+ */
+int policy_move_scratch(struct policy *p, struct sbx_err *err);
 
 /* Most TMPFS and DEV mounts a policy may have: with the jail's root they
  * are the tmpfs the memory meter charges, handed over in one message. */

@@ -79,6 +79,77 @@ Test(ci, a_write_beside_a_checkout_bound_below_tmp_fails_at_once)
 	free(kept), free(deb), free(sub), free(dir);
 }
 
+/*
+ * The same step with the checkout directly in /tmp: its parent in the jail
+ * is then the scratch /tmp itself, so sbx moves the scratch to /var/tmp
+ * (HOME and TMPDIR with it) and /tmp only holds the mount point.  The
+ * write beside the checkout fails at once and stderr says why; the step
+ * still has scratch space; with the parent bound too (-B ..), the
+ * artifact reaches the host.
+ */
+static char *checkout_in_tmp(mode_t mode)
+{
+	char *dir = xasprintf("/tmp/sbx-ci-XXXXXX");
+
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_eq(chmod(dir, mode), 0);
+	return dir;
+}
+
+Test(ci, a_write_beside_a_checkout_bound_directly_in_tmp_fails_at_once)
+{
+	struct sbx_opts o = { .no_record = true };
+	struct sbx_result r;
+	char *dir = checkout_in_tmp(0777), *name = strrchr(dir, '/') + 1;
+	char *deb = xasprintf("/tmp/%s.deb", name), *kept = xasprintf("%s/built", dir);
+	char *script = xasprintf("echo ok > built && echo \"$HOME $TMPDIR\" && "
+				 "touch \"$TMPDIR/%s.t\" \"$HOME/%s.h\" && echo deb > ../%s.deb",
+				 name, name, name);
+	char *t = xasprintf("/tmp/%s.t", name), *h = xasprintf("/tmp/%s.h", name);
+
+	REQUIRE_USERNS();
+	o.cwd = dir;
+	sbx_run(&r, &o, SBX_ARGV("run", "-p", "host", "-B", ".", "--net", "none", "--",
+				 "/bin/sh", "-c", script));
+	cr_assert_neq(r.exit_status, 0, "the write beside the checkout succeeded: %s", r.err);
+	cr_assert(strstr(r.err, "Permission denied") || strstr(r.err, "Read-only"),
+		  "no error names the refused write: %s", r.err);
+	cr_assert(strstr(r.err, "sbx: note:") && strstr(r.err, "-B .."),
+		  "stderr does not say why /tmp is read-only: %s", r.err);
+	cr_assert(strstr(r.out, "/var/tmp /var/tmp\n"), "HOME and TMPDIR: %s", r.out);
+	cr_assert_eq(access(kept, F_OK), 0, "the file written in the checkout is not on the host");
+	cr_assert_neq(access(deb, F_OK), 0, "the artifact reached the host without a bind of ..");
+	sbx_result_free(&r);
+
+	/* the caller binds the parent too: the artifact is kept */
+	sbx_run(&r, &o, SBX_ARGV("run", "-q", "-p", "host", "-B", "..", "-B", ".", "--net",
+				 "none", "--", "/bin/sh", "-c", script));
+	cr_assert_eq(r.exit_status, 0, "%s", r.err);
+	cr_assert_eq(access(deb, F_OK), 0, "with -B .. the artifact did not reach the host");
+	sbx_result_free(&r);
+	unlink(deb), unlink(t), unlink(h);
+	rm_tree(dir);
+	free(t), free(h), free(script), free(kept), free(deb), free(dir);
+}
+
+/* What explain shows is what runs: the scratch and the variables moved. */
+Test(ci, explain_shows_the_scratch_moved_for_a_checkout_in_tmp)
+{
+	char *dir = checkout_in_tmp(0755), *cmd, *out = NULL;
+
+	cmd = xasprintf("cd '%s' && '%s' explain --lang py -B . > e.policy && "
+			"grep -c -e 'dst: \"/var/tmp\"' -e '\"HOME=/var/tmp\"' "
+			"-e '\"MPLCONFIGDIR=/var/tmp/.config/matplotlib\"' e.policy && "
+			"! grep -e 'dst: \"/tmp\"' -e '=/tmp' e.policy && '%s' check ./e.policy",
+			dir, sbx_path(), sbx_path());
+	cr_assert_eq(host_sh(cmd, &out), 0, "%s", out);
+	cr_assert(strncmp(out, "3\n", 2) == 0, "%s", out);
+	free(out);
+	free(cmd);
+	rm_tree(dir);
+	free(dir);
+}
+
 Test(ci, chdir_to_a_missing_directory_is_an_error)
 {
 	struct sbx_result r;
