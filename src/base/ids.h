@@ -9,7 +9,7 @@
  * one of its own (jail/uidrange.h).
  *
  * And the host's account names, read from /etc/passwd and /etc/group
- * themselves: sbx is linked statically (issue 17), and a static glibc's
+ * themselves: sbx is linked statically (a faster start), and a static glibc's
  * getpwnam() would load the NSS modules of whatever glibc is installed,
  * which need not match the one sbx was built with.
  */
@@ -22,9 +22,9 @@
 #define SBX_NOBODY_ID 65534u
 
 /*
- * Whether sbx is a root caller in the sense of spec §1: euid 0 in the
- * initial user namespace (uid_map and gid_map "0 0 4294967295").  uid 0 of
- * any other user namespace (`unshare -Ur`, rootless podman/Docker, bwrap
+ * Whether sbx is a root caller, whose jails each run as a uid of their own:
+ * euid 0 in the initial user namespace (uid_map and gid_map "0 0 4294967295").
+ * uid 0 of any other user namespace (`unshare -Ur`, rootless podman/Docker, bwrap
  * --unshare-user, a userns-remapped container) cannot map the root uid
  * range (jail/uidrange.h) it has no ids for, so it is an unprivileged
  * caller: the jail maps the ids it has.  When the maps cannot be read (no

@@ -1,5 +1,5 @@
 /*
- * units.h - the DUR, SIZE and N values of the command line (spec §2).
+ * units.h - the DUR, SIZE and N values of the command line.
  *
  * DUR: 250ms, 2s, 1.5s, 3m, 1h; a bare number means seconds.
  * SIZE: 4096, 64K, 512M, 2G, 1T (binary units, optional B/iB); bare = bytes.

@@ -1,10 +1,10 @@
 /*
  * utf8.h - the one UTF-8 validator and repairer of the record writer.
  *
- * Validates by the table of well-formed byte sequences in Unicode §3.9
- * (Table 3-7): overlongs (C0 AF), CESU-8 surrogates (ED A0 80) and code
- * points above U+10FFFF are ill-formed; each maximal ill-formed subpart
- * becomes one U+FFFD.  Used for the captured output (supervise/capture.c)
+ * Validates by the table of well-formed byte sequences of the Unicode
+ * Standard, chapter 3 (Table 3-7): overlongs (C0 AF), CESU-8 surrogates
+ * (ED A0 80) and code points above U+10FFFF are ill-formed; each maximal
+ * ill-formed subpart becomes one U+FFFD.  Used for the captured output (supervise/capture.c)
  * and for every other string of the record (result.c).
  */
 #ifndef SBX_UTF8_H

@@ -1,5 +1,5 @@
 /*
- * cli.h - the options of `sbx run` and `sbx explain` (spec §2).
+ * cli.h - the options of `sbx run` and `sbx explain` (see sbx(1)).
  *
  * cli_parse() only reads argv: it checks every value (units, NAME=VALUE,
  * absolute paths) and records the policy overrides in command-line order,

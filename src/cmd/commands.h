@@ -1,6 +1,6 @@
 /*
  * commands.h - the subcommands of sbx; cmd/sbx/main.c only dispatches.
- * Each returns the process exit status (spec §3): 125 for sbx's own errors.
+ * Each returns the process exit status (sbx(1)): 125 for sbx's own errors.
  * ARGV[0] is the subcommand's name ("run"), as main passes it.
  */
 #ifndef SBX_COMMANDS_H

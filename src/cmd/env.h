@@ -4,7 +4,7 @@
  * The policy's env, then env_keep from sbx's own environment, then --env
  * (entries whose origin is an option): the command line wins, a later
  * NAME=... replaces an earlier one.  Nothing else from the host passes
- * (spec §6: a host token or LD_PRELOAD never leaks into the jail).
+ * (a host token or LD_PRELOAD must never leak into the jail).
  */
 #ifndef SBX_CMD_ENV_H
 #define SBX_CMD_ENV_H

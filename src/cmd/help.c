@@ -1,6 +1,6 @@
 /*
  * help.c - usage texts; see help.h.  `sbx run --help` lists every option
- * of spec §2, one per line as "  -t, --time DUR", because a test checks
+ * of `sbx run`, one per line as "  -t, --time DUR", because a test checks
  * each listed option against the man page.  The subcommands that only
  * print (help, version) and the unknown-command message live here too.
  */

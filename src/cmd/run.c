@@ -6,13 +6,13 @@
  * A failed compile ends the run: the record is the compile stage's, with
  * status "compile-error" and "stage": "compile" (the compile stage's own
  * status is in "compile"), and sbx exits with the compiler's status mapped
- * as for any program (spec §3).
+ * as for any program.
  *
  * Every path out of cmd_run() goes through finish(): after every jail
- * process is gone (requirements §1.15) the workspace is scanned for the
- * record's "files", -o copies them out, the disposable workspace is
+ * process is gone (nothing can still write there) the workspace is scanned
+ * for the record's "files", -o copies them out, the disposable workspace is
  * removed, then exactly one record is written, config and setup errors
- * included (spec §5).  The abort signals are blocked from the start:
+ * included.  The abort signals are blocked from the start:
  * one that arrives while the workspace is made is seen by supervise_run
  * (aborted, nothing runs); one that arrives while it is removed waits
  * until it is gone.
@@ -609,7 +609,7 @@ static int finish(struct run_ctx *c)
 	workspace_remove_mount_points(&c->ws);
 	collect_files(c);
 	workspace_close(&c->ws);
-	/* a request to stop during -o or the removal: still `aborted` (item 29) */
+	/* a request to stop during -o or the removal: still `aborted` */
 	if (c->ran)
 		result_abort_late(&c->res, procstate_abort_pending());
 	say_own_error(c);
@@ -633,7 +633,7 @@ static int finish(struct run_ctx *c)
 /*
  * Block the abort signals before any host state exists, so none can kill
  * sbx between mkdtemp and removal and leave the workspace behind
- * (requirements item 107); supervise_run reads them from a signalfd.
+ * (every exit path cleans up); supervise_run reads them from a signalfd.
  */
 static void block_abort_signals(void)
 {

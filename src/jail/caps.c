@@ -29,7 +29,7 @@ static int verify_dropped(struct sbx_err *err)
 				       "capabilities still held after the drop");
 	/* The ambient set needs no read: the kernel keeps it a subset of
 	 * permitted and inheritable, both empty here (one prctl per
-	 * capability less at every start, issue 17). */
+	 * capability less at every start). */
 	for (int cap = 0; cap < 64; cap++) {
 		int in_bound = prctl(PR_CAPBSET_READ, cap, 0, 0, 0);
 
@@ -47,7 +47,7 @@ static int verify_dropped(struct sbx_err *err)
  * Bounding set first: PR_CAPBSET_DROP needs CAP_SETPCAP, which the capset
  * after it takes away.  Raw calls, not libcap-ng: its set-up (two reads of
  * /proc/PID/status, cap_last_cap, its own pages faulted in) cost the
- * init about 0.2 ms of every start (issue 17).
+ * init about 0.2 ms of every start.
  */
 static int drop(struct sbx_err *err)
 {

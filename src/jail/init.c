@@ -173,7 +173,7 @@ static int build_root(const struct jail_plan *plan, struct jail_fs *fs)
 
 /*
  * The rest of the jail, after READY went out: the supervisor fills the
- * workspace meanwhile, one wake-up's wait less before GO (issue 17).
+ * workspace meanwhile, one wake-up's wait less before GO (a faster start).
  * Nothing of the program runs before GO, so the quotas are still set
  * before anything of its does.
  */
@@ -525,7 +525,7 @@ __attribute__((noreturn)) static void start_target(const struct jail_plan *plan,
 	}
 	/* vfork: the target shares the init's memory until its execve, so
 	 * the kernel copies no page tables (a fork was the most expensive
-	 * step of a start-up, issue 17).  target.c writes nothing the init
+	 * step of a start-up).  target.c writes nothing the init
 	 * reads and allocates nothing; the init waits meanwhile. */
 	pid = vfork();
 	/* a host filter that refuses vfork (none known) still gets a jail */

@@ -109,7 +109,7 @@ int mount_bind(struct root_build *b, const struct mount_entry *m, const struct b
 int mount_tmpfs(struct root_build *b, const struct mount_entry *m, struct sbx_err *err);
 int mount_proc(struct root_build *b, const struct mount_entry *m, struct sbx_err *err);
 int mount_dev(struct root_build *b, const struct mount_entry *m, struct sbx_err *err);
-/* mount_fs.c: the disposable workspace, a tmpfs (spec.h workspace_tmpfs). */
+/* mount_fs.c: the disposable workspace, a tmpfs (jail.h workspace_tmpfs). */
 int mount_workspace_tmpfs(struct root_build *b, const struct mount_entry *m,
 			  struct sbx_err *err);
 

@@ -226,7 +226,7 @@ static int synthesize_etc(struct root_build *b, struct sbx_err *err)
 }
 
 /* Read-only last: /etc and the mount points cannot be changed by the
- * program (requirement: files sbx provides are read-only). */
+ * program: the files sbx provides must not be the program's to rewrite. */
 static int make_readonly(struct root_build *b, struct sbx_err *err)
 {
 	struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID };

@@ -61,7 +61,7 @@ static char *procfs_mount_point(char *line)
 /*
  * Every procfs mount point of this mount namespace, read once per process:
  * each read of mountinfo costs the kernel a walk of all host mounts, and a
- * run asks for every bind source (issue 17).  The table cannot change under
+ * run asks for every bind source.  The table cannot change under
  * us: the init reads it before it mounts anything, the supervisor before the
  * clone.  NULL-terminated; NULL if mountinfo cannot be read.
  */
@@ -112,7 +112,7 @@ static bool under(const char *mp, const char *dir)
 
 /*
  * A bind source that is, or carries as a submount, a procfs: the host's
- * shows every host process (spec: the program cannot see them).  Read
+ * shows every host process, which the program must not see.  Read
  * while the host's /proc is still this namespace's (by the init, or by
  * the supervisor in hostbind.c).  1 yes, 0 no, -1 error.
  */

@@ -20,9 +20,10 @@
 #include "base/err.h"
 
 /*
- * Never allowed from the command line: each is a promise of spec §6 (or
- * memory the meter cannot see).  A policy file may still allow them; the
- * caller who writes one owns the choice.
+ * Never allowed from the command line: each would break a promise of
+ * sbx(1)'s SECURITY section (or reach memory the meter cannot see).  A
+ * policy file may still allow them; the caller who writes one owns the
+ * choice.
  */
 static const struct { const char *name; const char *why; } never_allowed[] = {
 	{ "@mount", "mounting" }, { "@keyring", "kernel keyrings" },

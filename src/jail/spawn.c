@@ -297,7 +297,7 @@ int jail_spawn(const struct jail_spec *spec, struct jail *out, struct sbx_err *e
 		.host_root = ids_host_root(), .ws_tree = -1,
 		/* An unprivileged init can map its own euid (user_namespaces(7)),
 		 * so it need not wait for the supervisor: one round trip less
-		 * per start (issue 17).  Root maps a uid of its range, which
+		 * per start.  Root maps a uid of its range, which
 		 * needs CAP_SETUID outside; a run cgroup may need the init moved
 		 * before it runs: both keep the supervisor's maps. */
 		.self_maps = !ids_host_root() && spec->cgroup_fd < 0,

@@ -1,5 +1,5 @@
 /*
- * preset.h - the policy a run starts from (spec §2: -p, --lang).
+ * preset.h - the policy a run starts from (-p, --lang).
  *
  * -p names the base policy; --lang LANG names a preset (a policy with a
  * lang block), "auto" picks the preset (built-in or installed) whose lang.extensions has

@@ -1,5 +1,5 @@
 /*
- * override.h - the command line's changes to a loaded policy (spec §2).
+ * override.h - the command line's changes to a loaded policy.
  *
  * src/cli/ parses options into a list of struct policy_override, checking
  * every value as it reads it; this module applies that list on top of a

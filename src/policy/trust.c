@@ -3,7 +3,7 @@
  *
  * A policy decides the jail's network, seccomp filter, limits and which
  * host variables pass in: run by root, one that an unprivileged user can
- * write is a root escalation (issue 11 item 10: `su` without `-` or sudo
+ * write is a root escalation (`su` without `-` or sudo
  * keeping HOME made root load that user's ~/.config/sbx/default.policy).
  * So as root the config directory comes from the environment only when
  * root owns it and every directory above it; otherwise from the password

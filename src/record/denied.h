@@ -1,6 +1,6 @@
 /*
  * denied.h - what the seccomp filter refused in one run: the record's
- * "denied_syscalls" (spec §5, sbx-result(5)).
+ * "denied_syscalls" (sbx-result(5)).
  *
  * The supervisor (src/supervise/notify.c) fills one fixed-size report
  * from the filter's notifications; the record lists its entries sorted by

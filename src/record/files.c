@@ -1,6 +1,6 @@
 /*
- * files.c - the record's "files" and "artifact_truncation" (spec §5,
- * requirements §1.14), from the workspace diff of src/workspace/diff.c.
+ * files.c - the record's "files" and "artifact_truncation" (sbx-result(5)),
+ * from the workspace diff of src/workspace/diff.c.
  *
  * The diff is taken by the caller (src/cmd/run.c) after every jail process
  * is gone and handed over in struct result; this file only turns it into

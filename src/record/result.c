@@ -1,13 +1,13 @@
 /*
- * result.c - struct result -> the one-line JSON record of spec §5.
+ * result.c - struct result -> the one-line JSON record (sbx-result(5)).
  *
  * Built with cJSON from kernel facts and sbx's own counters.  Captured text
  * may hold NUL bytes, which cJSON strings cannot, so it is escaped here and
  * inserted as a raw node.  If building the record fails (out of memory), a
  * fixed minimal record with the right status is written instead
- * (requirements item 92).  Every other string (argv, -e, file names, the
- * policy name) is bytes from the caller: repaired to valid UTF-8 at the end,
- * and "strings_lossy" says when that replaced anything.  contrib/result.schema.json describes the output.
+ * (the status must reach the caller even then).  Every other string (argv,
+ * -e, file names, the policy name) is bytes from the caller: repaired to
+ * valid UTF-8 at the end, and "strings_lossy" says when that replaced anything.  contrib/result.schema.json describes the output.
  * Every key is the record's own: "files" and "artifact_truncation" come
  * from files.c, out of the workspace diff the caller put in struct result.
  */
@@ -197,7 +197,7 @@ static cJSON *measurement(double v)
 	if (v < 0 || !isfinite(v))
 		return cJSON_CreateNull();
 	v *= 1000.0;
-	/* rounded by hand: libm is not linked for one round() (issue 17) */
+	/* rounded by hand: a static sbx does not link libm for one round() */
 	if (v < 9e15)
 		v = (double)(uint64_t)(v + 0.5);
 	return cJSON_CreateNumber(v / 1000.0);
@@ -391,7 +391,7 @@ static bool add_measurements(cJSON *o, const struct result *r)
 	const char *source = r->policy ? r->policy->source : NULL;
 
 	/* the name is inherited through include: only the source shows a
-	 * planted ~/.config/sbx/default.policy for what it is (issue 11) */
+	 * planted ~/.config/sbx/default.policy for what it is */
 	return record_add(o, "command", command_json(r->command)) &&
 	       record_add(o, "policy", name ? cJSON_CreateString(name) : cJSON_CreateNull()) &&
 	       record_add(o, "policy_source", source ? cJSON_CreateString(source)
@@ -496,7 +496,8 @@ char *result_to_json(const struct result *r)
 	return text;
 }
 
-/* The fixed record of item 92: right status, no detail; needs no allocation. */
+/* The fixed record when the full one cannot be built: right status, no
+ * detail; needs no allocation. */
 static int fallback_json(const struct result *r, char *buf, size_t size)
 {
 	char code[16] = "null";
@@ -541,7 +542,7 @@ int result_emit_fd(const struct result *r, int fd)
 		text = fallback;
 	}
 	/* a forged record printed without a newline would start the record's
-	 * line, and `tail -n1 | jq` read the forgery first (review a2) */
+	 * line, and `tail -n1 | jq` would read the forgery first */
 	rc = (fd == 1 || fd == 2) && r->line_open[fd] ? write_all(fd, "\n", 1) : 0;
 	if (rc == 0)
 		rc = write_all(fd, text, strlen(text));

@@ -1,5 +1,5 @@
 /*
- * result.h - what happened in one `sbx run`, and its JSON record (spec §5).
+ * result.h - what happened in one `sbx run`, and its JSON record (sbx-result(5)).
  *
  * Filled only from kernel facts (wait status, rusage, /proc, cgroup files)
  * and sbx's own timers and counters; nothing the program prints reaches it
@@ -76,7 +76,7 @@ struct result {
 	struct captured out, err; /* capture mode */
 	bool capture;
 
-	int exit_status;         /* what `sbx run` exits with (spec §3) */
+	int exit_status;         /* what `sbx run` exits with (see sbx(1)) */
 	/* the program's output left sbx's fd 1 / 2 in the middle of a line
 	 * (or not known): the record starts on a new one there (index = fd) */
 	bool line_open[3];
@@ -109,7 +109,7 @@ void result_set_error(struct result *r, const struct sbx_err *err);
 
 /* An abort signal SIG (0: none) that came after the jail was gone, during
  * -o's copy or the workspace's removal: R becomes `aborted`, 128 + SIG,
- * its message kept after the cause (requirements item 29: every phase). */
+ * its message kept after the cause (an abort is honoured in every phase). */
 void result_abort_late(struct result *r, int sig);
 
 /* Serialize R as one JSON object; one line (no pretty print). NULL on OOM. */
@@ -118,7 +118,7 @@ char *result_to_json(const struct result *r);
 /*
  * Write the record where DEST says: NULL = stderr, "-" = stdout, "fd:N",
  * or a path.  Falls back to a fixed minimal record when building the full
- * one fails (requirements §1.12 item 92).
+ * one fails, so that the status still reaches the caller.
  */
 int result_emit(const struct result *r, const char *dest);
 

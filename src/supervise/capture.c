@@ -2,7 +2,7 @@
  * capture.c - bounded capture buffers and UTF-8 repair for --json.
  *
  * The record must be valid UTF-8 JSON whatever bytes the program wrote
- * (requirements item 44): the decoder in utf8.c replaces each maximal
+ * (or nothing could parse it): the decoder in utf8.c replaces each maximal
  * ill-formed subpart with one U+FFFD.
  */
 #include "supervise/capture.h"

@@ -1,11 +1,11 @@
 /*
  * classify.c - turn what the kernel and sbx's own timers said into one
- * status, message and exit status (spec §3, §5; requirements §1.12).
+ * status, message and exit status (sbx(1), sbx-result(5)).
  *
  * Precedence when causes overlap: aborted > timeout > cpu-limit >
  * memory-limit > output-limit > seccomp > signaled > nonzero-exit > ok.
  * Nothing the program printed is consulted; memory-limit needs cgroup OOM
- * evidence and is never guessed from a bare SIGKILL (requirements item 15).
+ * evidence and is never guessed from a bare SIGKILL (anyone may send one).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -110,7 +110,7 @@ static void fill_capture(struct sup *s)
 		const struct capbuf *b = &s->out[i].cap;
 		if (utf8_sanitize(b->data, b->len, s->budget.truncated, dst[i]) != 0)
 			continue; /* out of memory: the text stays empty */
-		/* the marker comes last, after everything that was kept (item 39) */
+		/* the marker comes last, after everything that was kept */
 		if (s->out[i].crossed)
 			(void)append_marker(dst[i], s->budget.limit);
 	}
@@ -193,7 +193,8 @@ static void fill_target(struct sup *s)
 	}
 }
 
-/* The tree's CPU at settle, less the init's setup before GO (item 4). */
+/* The tree's CPU at settle, less the init's setup before GO: sbx's own
+ * work is not charged to the program's budget. */
 static int64_t tree_cpu_ms(const struct sup *s)
 {
 	double user, sys;
@@ -208,7 +209,7 @@ static int64_t tree_cpu_ms(const struct sup *s)
  * target died of SIGXCPU with its CPU at RLIMIT_CPU's soft limit as the
  * kernel counts it (ticks, which may run ahead of the precise times the
  * meter reads).  A SIGXCPU alone is no evidence: anyone may send it
- * (`kill -XCPU $$`; issue 12). */
+ * (`kill -XCPU $$`). */
 static bool kernel_xcpu(const struct sup *s)
 {
 	return s->target_exited && WIFSIGNALED(s->target_status) &&
@@ -567,7 +568,7 @@ void sup_classify(struct sup *s)
 
 	cgroup_finish(&s->cg);
 	r->cgroup = s->cg.active;
-	/* the kernel's own evidence for memory-limit (spec §5) */
+	/* the kernel's own evidence for memory-limit, never a guess */
 	r->cgroup_oom = s->cg.active && s->cg.oom_kills > 0;
 	fill_measurements(s);
 	fill_output(s);

@@ -3,7 +3,8 @@
  * messages it sends (READY, SETUP_FAILED, STARTED, EXEC_FAILED, EXITED)
  * and the fds attached to READY, GO and TERM sent back, SIGKILL through
  * its pidfd, and reaping it.  The init is only ever signalled through its
- * pidfd, never by pid, and never after it was reaped (requirements item 34).
+ * pidfd, never by pid, and never after it was reaped (a recycled pid could
+ * be anyone's).
  */
 #include "supervise/internal.h"
 
@@ -69,7 +70,7 @@ static int ctl_send(struct sup *s, uint32_t type)
 /*
  * SIGTERM to every jail process (by the init), SIGKILL at the grace deadline
  * counted from SINCE: the wall deadline itself for a timeout, so a late
- * wake-up of sbx never extends wall + grace (requirements items 21, 25).
+ * wake-up of sbx never extends wall + grace.
  */
 void sup_term_jail(struct sup *s, int64_t since)
 {
@@ -188,7 +189,7 @@ static void start_run(struct sup *s)
 	uint64_t cpu = policy_limit(s->pol, LIM_CPU_TIME_MS);
 
 	s->dl_setup = 0;
-	/* a signal before GO: the target never runs (requirements item 29) */
+	/* a signal before GO: the target never runs */
 	if (s->abort_sig) {
 		sup_kill_init(s);
 		return;
@@ -214,7 +215,7 @@ static void start_run(struct sup *s)
 		s->sample_ns = SAMPLE_MIN_NS;
 		s->t_churn = s->t_go; /* the target is being born */
 		s->dl_cpu = s->t_go + s->sample_ns;
-		/* building the root is sbx's work, not the program's (item 4) */
+		/* building the root is sbx's work, not charged to the program */
 		s->setup_cpu_ms = sup_tree_cpu_ms(s);
 		if (s->setup_cpu_ms < 0)
 			s->setup_cpu_ms = 0;

@@ -5,7 +5,7 @@
  * A live process shows its own time (utime+stime) and that of the
  * descendants it reaped (cutime+cstime).  Summing the live processes is not
  * enough: a child auto-reaped (its parent set SIGCHLD to SIG_IGN) reaches
- * nobody's cutime, and its time would vanish with it (issue 12).  So the
+ * nobody's cutime, and its time would vanish with it.  So the
  * meter charges, sample by sample, what each process gained since the last
  * sample: the growth of its own time, plus the growth of its cutime minus
  * what the meter already charged to the children that died since (their

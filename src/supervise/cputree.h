@@ -3,8 +3,8 @@
  * had, alive, reaped or auto-reaped (private to supervise/).
  *
  * RLIMIT_CPU and RLIMIT_AS are per process and every child starts with a
- * fresh budget, so the supervisor meters the tree itself (requirements
- * items 11 and 16; issue 12).
+ * fresh budget, so the supervisor meters the tree itself: the budget is
+ * the whole run's.
  */
 #ifndef SBX_SUPERVISE_CPUTREE_H
 #define SBX_SUPERVISE_CPUTREE_H
@@ -36,7 +36,7 @@ struct cpu_proc {
 
 /* PID's /proc/PID/stat and schedstat in the jail's /proc, kept open: a
  * pread costs a third of open+read+close, and the meter reads them every
- * 10 ms (issue 17).  An fd names the process it was opened for: once that
+ * 10 ms.  An fd names the process it was opened for: once that
  * one is reaped its reads fail (ESRCH), never another's with the pid. */
 struct cpu_fds {
 	pid_t pid;

@@ -80,7 +80,7 @@ void cputree_sockets_baseline(struct cputree *t)
 
 /*
  * Whether the jail's netns may hold socket queues.  The dump was a third
- * of a sample's cost (issue 17), and the queues must be counted every
+ * of a sample's cost, and the queues must be counted every
  * sample (a 100 ms cadence missed a 78 MiB burst): skip it only while the
  * netns has no socket but sbx's (and without a diag socket, always).
  */

@@ -24,7 +24,7 @@ void sup_give_up_output(struct sup *s)
 /*
  * RLIMIT_DATA bounds each process, not the tree: 64 children of 500 MiB
  * each would take 32 GiB.  The jail's processes together must stay within
- * memory_mb; past it the jail is killed at once (requirements item 16).
+ * memory_mb; past it the jail is killed at once.
  */
 static void check_memory(struct sup *s)
 {

@@ -48,7 +48,7 @@ static void on_signal(struct sup *s)
 		}
 		s->abort_sig = (int)si.ssi_signo;
 		if (!s->go_sent)
-			sup_kill_init(s); /* never send GO (requirements item 29) */
+			sup_kill_init(s); /* never send GO: the target must not start */
 		else
 			sup_term_jail(s, monotonic_ns());
 	}
@@ -71,7 +71,7 @@ void out_stream_close_src(struct out_stream *o, int epfd)
  * A stream that keeps the pipe busy (bytes again within BATCH_GAP_NS, or a
  * big read) is read every BATCH_NS instead of on every write: a program
  * writing 8 KiB at a time woke sbx ~50,000 times a GiB, and those context
- * switches cost more than the copy (issue 17).  A batch drains the pipe (1
+ * switches cost more than the copy.  A batch drains the pipe (1
  * MiB: 4 GB/s for 250 us, so the writer does not wait); the first quiet
  * read ends it, so a prompt or a line now and then still goes out at once;
  * and a destination that is full (a slow pipe reader) is waited for as
@@ -134,7 +134,7 @@ static int pump_output(struct sup *s, int i, bool batch, bool drain)
 	}
 	if (r == PUMP_TRUNCATED) {
 		s->output_limited = true;
-		sup_kill_init(s); /* output-limit: the policy says kill (spec §5) */
+		sup_kill_init(s); /* output-limit: the policy says kill */
 	}
 	note_rate(o, &s->out[1 - i], &s->budget, o->bytes - before, batch);
 	return 0;

@@ -2,7 +2,7 @@
  * relay.c - the output relay: jail pipes -> sbx's stdout/stderr, the capture
  * buffers and the --stdout/--stderr copies, all within one byte budget.
  *
- * Memory stays constant whatever the program prints (requirements item 40):
+ * Memory stays constant whatever the program prints (a flood must not grow sbx):
  * passthrough uses splice() (no copy through user space) or one fixed
  * buffer; capture keeps at most the budget.  Bytes are counted raw.
  *
@@ -185,7 +185,7 @@ int relay_set_copy(struct out_stream *s, int fd, struct sbx_err *err)
  * take no RWF_NOWAIT); so ITIMER_REAL is only the fallback, its SIGALRM let
  * through around the write (procstate_alarm_open).  Not the only timer: a
  * caller's SIGALRM that came while the itimer's was pending (sbx stopped,
- * or starved) merged into it and was lost (review).  The fallback is for
+ * or starved) merged into it and was lost.  The fallback is for
  * the caller's `ulimit -i 0`, where timer_create() fails: one byte a write
  * took over 30 s for 229 KB in CI's emulated VM.
  */

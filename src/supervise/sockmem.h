@@ -4,7 +4,7 @@
  *
  * Bytes written to a unix socket and not yet read live in kernel memory
  * that no process's RSS shows: 30 processes pinned 1.7 GiB that way under
- * --memory 64M (issue 12).  The init opens a NETLINK_SOCK_DIAG socket in
+ * --memory 64M.  The init opens a NETLINK_SOCK_DIAG socket in
  * the jail's own network namespace; a dump through it lists exactly the
  * jail's unix sockets with what each has allocated.
  */

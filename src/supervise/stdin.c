@@ -101,7 +101,7 @@ static int open_relay(int src, bool owned, int *jail_fd, struct stdin_relay *r,
 
 static int open_null(int *jail_fd, struct sbx_err *err)
 {
-	/* fd 0 open at EOF, never closed (requirements item 51) */
+	/* fd 0 open at EOF, never closed: the program's next open() would get fd 0 */
 	*jail_fd = open("/dev/null", O_RDONLY | O_NOCTTY | O_CLOEXEC);
 	if (*jail_fd < 0)
 		return err_set(err, ERR_SETUP, errno, "stdin: cannot open /dev/null: %s",

@@ -9,7 +9,7 @@
  * under the wall/CPU/output limits, settle when the init is reaped and the
  * pipes are drained, then classify (classify.c).  The jail is only ever
  * signalled through the init's pidfd, never by pid, and never after the
- * init was reaped (requirements item 34).  The seccomp
+ * init was reaped (its pid may be another's by then).  The seccomp
  * listener the target hands over is served by notify.c.
  */
 #include "supervise/supervise.h"

@@ -4,7 +4,7 @@
  * A bounded, symlink-proof scan of the workspace is taken before the
  * program runs (the inputs) and after every jail process is gone; the
  * difference is the record's "files", and what the scan could not see is
- * its "artifact_truncation" (requirements §1.14).  `-o DIR` copies the
+ * its "artifact_truncation".  `-o DIR` copies the
  * created and changed regular files out.  Nothing here follows a link,
  * opens a FIFO, or leaves the workspace directory it is given.
  * scan.c scans, diff.c compares, copyout.c copies out; the record's keys
@@ -20,7 +20,7 @@
 
 #include "base/err.h"
 
-/* Bounds of one scan (requirements item 104). */
+/* Bounds of one scan: a huge or deep tree cannot make sbx run unbounded. */
 #define ART_MAX_FILES 2000      /* entries recorded per scan */
 #define ART_MAX_DEPTH 32        /* directory levels below the workspace */
 #define ART_MAX_PATH 1024       /* bytes of a relative path */

@@ -102,7 +102,7 @@ static int copy_range(int in, int out, off_t off, uint64_t len, unsigned *chunks
  * Copy the first SIZE bytes of IN (the size fstat saw: a file a host
  * process keeps growing cannot make the copy endless) with its holes left
  * as holes: three `truncate -s 60M` files must not become 180 MiB on the
- * host (issue 11 item 4).
+ * host.
  */
 static int copy_sparse(int in, int out, uint64_t size)
 {

@@ -5,7 +5,7 @@
  * Both scans are sorted by path, so the diff is one merge.  What a
  * truncated scan could not see never turns into a change: an unseen file
  * is "created" only when its ctime is from the run, and nothing is
- * "deleted" unless both scans were complete (requirements item 103).
+ * "deleted" unless both scans were complete.
  */
 #include "workspace/artifacts.h"
 
@@ -62,7 +62,7 @@ static int merge(struct artifacts *a, const struct art_scan *before, int64_t sin
 				rc = add_file(a, &after->v[j], ART_CREATED, &cap);
 			j++;
 		} else {
-			/* a truncated scan must never look like a deletion (item 103) */
+			/* a truncated scan must never look like a deletion */
 			if (a->complete)
 				rc = add_file(a, &before->v[i], ART_DELETED, &cap);
 			i++;

@@ -67,7 +67,7 @@ static int adopt_workdir(struct workspace *ws, const char *dir,
 	if (!ws->host_path)
 		return err_set(err, ERR_USAGE, errno, "--workdir %s: %s", dir, strerror(errno));
 	/* one run per persistent workspace; the lock dies with the fd, so a
-	 * crashed sbx never leaves it stuck (requirements item 112) */
+	 * crashed sbx never leaves it stuck */
 	if (flock(ws->dirfd, LOCK_EX | LOCK_NB) < 0)
 		return lock_failed(ws, errno, err);
 	/* run by root, the jail gets it idmapped to its own host uid

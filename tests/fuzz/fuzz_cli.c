@@ -1,6 +1,6 @@
 /*
- * fuzz_cli.c - libFuzzer target over the command-line parser (spec §6:
- * "a clean error, never a crash, on any malformed option").
+ * fuzz_cli.c - libFuzzer target over the command-line parser: sbx gives
+ * a clean error, never a crash, on any malformed option.
  *
  * The input is split at NUL bytes into argv for `sbx run`; it is parsed,
  * applied to a small fixed policy (sealed or not, by the first byte) and

@@ -1,6 +1,6 @@
 /*
- * fuzz_result.c - libFuzzer target over the record writer (issue 11 item 6:
- * "every string in the record is valid UTF-8, whatever the caller passes").
+ * fuzz_result.c - libFuzzer target over the record writer: every string
+ * in the record is valid UTF-8, whatever the caller passes.
  *
  * The input is split at NUL bytes into every string field of a struct
  * result: argv, message, policy name, hostname, file paths, skipped paths,

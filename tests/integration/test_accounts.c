@@ -2,8 +2,8 @@
  * test_accounts.c - the host's account names, which sbx reads from
  * /etc/passwd and /etc/group itself (it is a static binary: no NSS).  Two
  * lookups depend on them: root's home, whose .config/sbx is root's
- * configuration directory when HOME is not root's (issue 11 item 10), and
- * nsjail import's inside_id names.  Each test runs sbx as root in a private
+ * configuration directory when HOME is not root's (root never loads a
+ * user's policy), and nsjail import's inside_id names.  Each test runs sbx as root in a private
  * mount namespace with its own /etc/passwd and /etc/group bound over the
  * host's.  Only as root: in a user namespace of its own an unprivileged
  * user is root too, but no directory there is owned by it up to /, so

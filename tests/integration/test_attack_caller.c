@@ -1,5 +1,5 @@
 /*
- * test_attack_caller.c - a hostile caller (stop 25 review a1): paths and
+ * test_attack_caller.c - a hostile caller: paths and
  * inherited state handed to sbx, and what the jail then gets from them.
  */
 #include "common.h"

@@ -1,7 +1,7 @@
 /*
  * test_attack_inside.c - attacks on the jail's init, its mounts and its
  * meter from inside the jail, and from a caller's hostile options
- * (review of the fd-based mounts, the init's privilege drop and the
+ * (against the fd-based mounts, the init's privilege drop and the
  * meter's fds).  Each test names the attack it stops.
  */
 #include "common.h"
@@ -31,8 +31,8 @@ static void expect_proc_refused(struct sbx_result *r, const char *what)
 
 /*
  * -b /proc:/x put the host's procfs in the jail: every host process's
- * command line and status (spec §6: the program cannot see host
- * processes).  sbx mounts the jail's own /proc; a host procfs is refused.
+ * command line and status, though the program must never see host
+ * processes.  sbx mounts the jail's own /proc; a host procfs is refused.
  */
 Test(attack_inside, a_host_procfs_bound_elsewhere_is_refused)
 {

@@ -1,6 +1,6 @@
 /*
- * test_attack_interface.c - a hostile caller at sbx's interface (issue 11,
- * second review): where --result points, and sbx started with stdio closed.
+ * test_attack_interface.c - a hostile caller at sbx's interface: where
+ * --result points, and sbx started with stdio closed.
  * A record that cannot be written is an error the caller can see, never
  * silently lost, and a destination that would block sbx is refused before
  * anything runs.

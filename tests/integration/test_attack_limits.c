@@ -1,7 +1,7 @@
 /*
- * test_attack_limits.c - a hostile program against the meter's limits
- * (issue 12, second review): memory and CPU that a program hides from
- * the samples, statuses it tries to confuse, and a supervisor it tries to
+ * test_attack_limits.c - a hostile program against the meter's limits:
+ * memory and CPU that a program hides from the samples, statuses it tries
+ * to confuse, and a supervisor it tries to
  * slow down.  Each test is the attack that motivated a fix.
  */
 #include "test_probes_common.h"

@@ -1,5 +1,5 @@
 /*
- * test_cgroup.c - cgroup v2 where delegated (issue 19): the kernel's own
+ * test_cgroup.c - cgroup v2 where delegated: the kernel's own
  * limits and evidence, and a teardown nothing escapes.
  *
  * These need a delegated cgroup v2 subtree with the memory and pids

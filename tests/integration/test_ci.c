@@ -1,5 +1,5 @@
 /*
- * test_ci.c - the CI wrapper as the README shows it (issue 14): the step
+ * test_ci.c - the CI wrapper as the README shows it: the step
  * starts in the bound checkout, -C DIR must exist, a command-line mount
  * replaces the policy's and option order does not change the mount
  * table, the CPU limit follows --time, and sbx builds and unit-tests
@@ -254,8 +254,8 @@ Test(ci, sbx_builds_and_unit_tests_itself_with_the_readme_one_liner, .timeout = 
 	bool shm = r.exit_status == 0;
 	sbx_result_free(&r);
 	if (!shm)
-		cr_skip_test("SKIP: the jail has no /dev/shm yet, which Criterion needs "
-			     "(issue 14's code-interpreter half adds it)");
+		cr_skip_test("SKIP: the jail has no /dev/shm, which Criterion needs "
+			     "(its default policy should mount a sized tmpfs there)");
 	dir = make_temp_dir();
 	cmd = xasprintf("tar -C '%s' --exclude=./build --exclude=./build-asan --exclude=./sbx "
 			"--exclude=./.git -cf - . | tar -C '%s' -xf -", src_dir(), dir);

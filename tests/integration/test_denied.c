@@ -1,6 +1,6 @@
 /*
- * test_denied.c - the record says what the seccomp filter refused (issue
- * 18): denied_syscalls by name, count, errno and the argument that
+ * test_denied.c - the record says what the seccomp filter refused:
+ * denied_syscalls by name, count, errno and the argument that
  * decided; a KILL rule named in the message; null, never [], when there
  * is no report.  Learn mode is test_learn.c.
  */

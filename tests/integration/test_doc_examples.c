@@ -1,7 +1,7 @@
 /*
  * test_doc_examples.c - every example of README.md, man/sbx.1,
  * man/sbx-result.5, man/sbx.policy.5, examples/probing.md and `sbx help`
- * runs as written (issue 14).
+ * runs as written: a user copies them as they are.
  *
  * The examples are read from the files (doc_extract.c), so an edited
  * example is run as edited.  Each is matched by its first line to an entry

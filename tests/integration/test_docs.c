@@ -186,8 +186,8 @@ Test(docs, every_status_is_in_sbx_result_5)
 		free(name);
 		n++;
 	}
-	/* spec §5's twelve, and compile-error (issue 14) */
-	cr_assert_eq(n, 13, "expected the 13 statuses (spec §5 + compile-error), found %d", n);
+	/* the twelve statuses of a run, and compile-error for a compiled language */
+	cr_assert_eq(n, 13, "expected the 13 statuses (12 of a run + compile-error), found %d", n);
 	free(page);
 	free(res);
 }

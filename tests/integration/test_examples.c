@@ -1,5 +1,5 @@
 /*
- * test_examples.c - the examples in examples/ really run (issue 7): a
+ * test_examples.c - the examples in examples/ really run: a
  * hello program per language preset, the Makefile recipe and the CI
  * wrapper.  A preset whose runtime this host lacks is skipped with the
  * reason, never passed.

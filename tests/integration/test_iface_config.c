@@ -1,6 +1,6 @@
 /*
  * test_iface_config.c - the configuration sbx reads is part of its
- * interface (issue 11 item 10): run by root with HOME or XDG_CONFIG_HOME
+ * interface: run by root with HOME or XDG_CONFIG_HOME
  * pointing into a user's home (su without -, sudo keeping HOME), sbx
  * loaded that user's default.policy and gave the jail whatever it said.
  * Run by root, only policies root owns and only root can write are read.

@@ -1,6 +1,6 @@
 /*
  * test_iface_initprivs.c - what the jail's init keeps and shows, and the
- * /proc sbx trusts to write the init's uid/gid maps (issue 11, items 7, 9).
+ * /proc sbx trusts to write the init's uid/gid maps.
  *
  * The init is pid 1 of the jail and the program can read /proc/1: it must
  * hold no capability, and show neither sbx's host command line nor its

@@ -1,8 +1,8 @@
 /*
  * test_iface_limits.c - the bounds sbx sets that no policy field names,
- * and the ones the init and the supervisor must agree on (issue 11 item
- * 13, issue 12 item 4): the kill grace, the kernel-quota rlimits, the
- * per-user-namespace ucount limits, closing inherited fds without
+ * and the ones the init and the supervisor must agree on: the kill grace,
+ * the kernel-quota rlimits, the per-user-namespace ucount limits, closing
+ * inherited fds without
  * close_range.
  */
 #include "common.h"
@@ -173,7 +173,7 @@ static int host_inotify_as_caller(void)
 }
 
 /*
- * Issue 12 item 4: 128 inotify_init1 in a jail made the same user's
+ * 128 inotify_init1 in a jail made the same user's
  * inotify_init1 on the host fail with EMFILE while the jail lived.  The
  * jail's user namespace has its own, lower, limit now.
  */

@@ -1,6 +1,6 @@
 /*
- * test_iface_mounts.c - the mount options at sbx's interface (issue 11,
- * items 2, 8, 13): -b, -B and --tmpfs destinations are held to the same
+ * test_iface_mounts.c - the mount options at sbx's interface: -b, -B and
+ * --tmpfs destinations are held to the same
  * rules as a policy's mounts however they are spelled, binds carry their
  * submounts and keep them read-only, mounts land on the destination that
  * was checked, and --output obeys the policy's minimum.  A caller (or a
@@ -62,7 +62,7 @@ static void expect_every_option_refuses(const char *const *spellings)
 	}
 }
 
-/* -B /proc:/proc/ put the host's /proc over the jail's (issue 11 item 2). */
+/* -B /proc:/proc/ put the host's /proc over the jail's. */
 Test(iface_mounts, every_spelling_of_proc_is_refused_as_a_destination)
 {
 	expect_every_option_refuses((const char *const[]){
@@ -191,7 +191,7 @@ Test(iface_mounts, a_sleeping_program_is_metered_near_zero_cpu)
 }
 
 /* A user namespace may not bind a tree without the mounts locked under it:
- * -b /sys:/x failed with a bare "Invalid argument" (item 8). */
+ * -b /sys:/x failed with a bare "Invalid argument". */
 Test(iface_mounts, a_bind_of_a_tree_with_submounts_works)
 {
 	struct sbx_result r;
@@ -276,7 +276,7 @@ static void *swap_loop(void *arg)
 }
 
 /*
- * Item 8: a writer of a read-write bound directory (another run, another
+ * A writer of a read-write bound directory (another run, another
  * user's program) swaps a component of a later mount's destination for a
  * symlink between sbx's check and its mount.  Here H/sub flips between a
  * directory and a symlink to the decoy /tmp/decoy, which during the build
@@ -322,7 +322,7 @@ Test(iface_mounts, a_swapped_component_never_redirects_a_mount, .timeout = 120)
 	free(wbind); free(sbind);
 }
 
-/* ---- item 13: --output obeys the policy's minimum ---------------------- */
+/* ---- --output obeys the policy's minimum ------------------------------- */
 
 /* output_bytes: 10 is refused in a policy; --output 10 was accepted. */
 Test(iface_mounts, output_below_the_policy_minimum_is_refused)

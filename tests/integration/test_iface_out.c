@@ -1,6 +1,6 @@
 /*
  * test_iface_out.c - `-o DIR` against hostile workspace and output-dir
- * content (issue 11 item 4): sparse files, the total budget, links planted
+ * content: sparse files, the total budget, links planted
  * in DIR, DIR itself a symlink, a host hard link in a -w workspace, names
  * that are not text, and a SIGKILL or SIGTERM of sbx in the middle of the
  * copy.
@@ -483,7 +483,7 @@ static bool copying_into(pid_t pid, const char *out)
 /*
  * The same for one file of 32768 data extents of 4 KiB: the check for a
  * request to stop counted reads per extent, never came to 16, and the file
- * was copied whole (review: 2 s more for 512 MiB).  SIGTERM goes once the
+ * was copied whole (2 s more for 512 MiB).  SIGTERM goes once the
  * copy is seen under way; nothing of the file may come out.
  */
 #define EXTENTS_PY                                                             \
@@ -519,7 +519,7 @@ Test(iface_out, sigterm_stops_the_copy_of_a_file_of_small_extents)
 
 /* SIGTERM while the program runs: the run is aborted and sbx leaves at
  * once, copying nothing (it copied all of -o first, the program's
- * half-written files too; review).  The files are still listed. */
+ * half-written files too).  The files are still listed. */
 Test(iface_out, an_aborted_run_copies_nothing_out)
 {
 	char *dir = make_temp_dir(), *out = xasprintf("%s/out", dir), rec[65536], c;

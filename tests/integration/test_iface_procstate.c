@@ -1,6 +1,6 @@
 /*
- * test_iface_procstate.c - the process state a hostile caller leaves to sbx
- * (issue 11 item 5): ignored and blocked signals, pending signals, armed
+ * test_iface_procstate.c - the process state a hostile caller leaves to
+ * sbx: ignored and blocked signals, pending signals, armed
  * interval timers, the persona, the umask, the timer slack and a raised
  * priority.  None of it may change how sbx supervises a run (the status,
  * the exit code, doctor's verdict), and none of it may reach the program.

@@ -1,6 +1,6 @@
 /*
  * test_iface_record.c - the record stays valid UTF-8 JSON whatever bytes the
- * caller passes (issue 11 item 6).
+ * caller passes.
  *
  * A service passes user-chosen argv, -e values and paths to sbx; the
  * program names its files as it likes.  One 0xFF byte copied raw made the

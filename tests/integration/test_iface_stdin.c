@@ -1,5 +1,5 @@
 /*
- * test_iface_stdin.c - what may become the program's stdin (issue 11 item 1).
+ * test_iface_stdin.c - what may become the program's stdin.
  *
  * The caller controls --stdin FILE and sbx's own fd 0, and a service may
  * pass user-chosen values.  The jail must only ever get a pipe sbx made:

@@ -1,9 +1,8 @@
 /*
- * test_iface_workspace.c - TMPDIR is no longer part of sbx's interface
- * (issue 17).  With a TMPDIR another user could write to, a rename/symlink
- * race on $TMPDIR/sbx-UID once left the workspace (and the -f inputs)
- * behind in 184 of 300 root runs (issue 11 item 11), and root then had to
- * refuse such a TMPDIR.  The disposable workspace is now a tmpfs inside
+ * test_iface_workspace.c - TMPDIR is not part of sbx's interface.  With a
+ * TMPDIR another user could write to, a rename/symlink race on
+ * $TMPDIR/sbx-UID could leave the workspace (and the -f inputs) behind.
+ * The disposable workspace is a tmpfs inside
  * the jail: sbx makes nothing in TMPDIR, so a hostile or odd one is
  * neither refused nor reachable.
  */

@@ -1,5 +1,5 @@
 /*
- * test_import_nsjail.c - nsjail configs through the real sbx (issue 20):
+ * test_import_nsjail.c - nsjail configs through the real sbx:
  * `sbx import nsjail` writes policies that `sbx check` accepts, and a
  * program run with `-p nsjail:FILE` sees the mounts, ids, limits and
  * network the config asked for.  Hostile configs fail cleanly: exit 125

@@ -1,7 +1,7 @@
 /*
  * test_install.c - `make install` into a temporary DESTDIR gives a working
  * sbx with its man pages, completion, policies and schema, and `make
- * uninstall` removes every file it put there (issue 7).
+ * uninstall` removes every file it put there.
  */
 #include "common.h"
 

@@ -1,6 +1,6 @@
 /*
  * test_interp_messages.c - what sbx says about its own errors and about
- * seccomp options (issue 14): `sbx check` refuses what `sbx run` refuses,
+ * seccomp options: `sbx check` refuses what `sbx run` refuses,
  * -q still prints one `sbx:` line, --seccomp-allow works or is refused,
  * a policy without a seccomp block fails closed with a message, and a
  * config-error record claims no jail.
@@ -207,7 +207,7 @@ Test(messages, seccomp_allow_of_a_promise_is_refused_with_a_message)
 	sbx_result_free(&r);
 }
 
-/* A compile failure is told from a run failure by status (issue 14), and
+/* A compile failure is told from a run failure by status, and
  * `compile` has the keys sbx-result.5 lists. */
 Test(messages, compile_error_status_and_the_compile_keys)
 {

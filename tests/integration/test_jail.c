@@ -1,5 +1,5 @@
 /*
- * test_jail.c - exact facts from inside the default jail (issue 3): the
+ * test_jail.c - exact facts from inside the default jail: the
  * identity, the capability and signal state, the descriptors, the
  * environment and the view of the filesystem.  The hostile variants live
  * in the probe suite (test_probes_*.c).
@@ -30,7 +30,7 @@ Test(jail, runs_as_policy_uid_with_no_groups)
 	sbx_result_free(&r);
 }
 
-/* Exact values, not "mount fails" (requirements item 57). */
+/* Exact values: a failing mount alone proves no capability is gone. */
 Test(jail, capabilities_are_all_zero_and_no_new_privs)
 {
 	struct sbx_result r;
@@ -72,7 +72,7 @@ static int sh_capture(const char *cmd, char *buf, size_t size)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-/* An inherited `trap '' INT QUIT XCPU` does not reach the target (item 9). */
+/* An inherited `trap '' INT QUIT XCPU` does not reach the target. */
 Test(jail, inherited_ignored_signals_are_reset)
 {
 	char buf[8192];
@@ -86,7 +86,7 @@ Test(jail, inherited_ignored_signals_are_reset)
 	free(cmd);
 }
 
-/* Only 0, 1, 2 (+ ls's own) even when sbx inherits fds 3 and 9 (item 53). */
+/* Only 0, 1, 2 (+ ls's own) even when sbx inherits fds 3 and 9. */
 Test(jail, inherited_fds_do_not_reach_the_target)
 {
 	char buf[4096];
@@ -103,7 +103,7 @@ Test(jail, inherited_fds_do_not_reach_the_target)
 	free(cmd);
 }
 
-/* Only the policy's environment, whatever the caller exports (item 52). */
+/* Only the policy's environment, whatever the caller exports. */
 Test(jail, environment_is_exactly_the_policy)
 {
 	struct sbx_result r;
@@ -125,7 +125,7 @@ Test(jail, environment_is_exactly_the_policy)
 	sbx_result_free(&r);
 }
 
-/* stdin is at EOF, never closed (item 51). */
+/* stdin is at EOF, never closed (the program's next open() would get fd 0). */
 Test(jail, stdin_is_empty_but_open)
 {
 	struct sbx_result r;
@@ -431,7 +431,7 @@ Test(jail, unreachable_bind_source_names_the_jail_host_uid)
 }
 
 /* Run by root, a --bind source behind a directory only root can enter is
- * opened by sbx itself: the jail reads it (issue 15: the caller's files). */
+ * opened by sbx itself: the jail reads it, as the caller could. */
 Test(jail, root_bind_behind_a_root_only_directory_is_reachable)
 {
 	struct sbx_result r;

@@ -1,7 +1,7 @@
 /*
  * test_lang.c - `sbx run --lang LANG FILE` for every preset this host has,
- * the compile stage of c/cpp, `sbx langs`, and user presets (issue 5,
- * requirements §1.13).  A preset whose runtime is missing is skipped with
+ * the compile stage of c/cpp, `sbx langs`, and user presets.  A preset
+ * whose runtime is missing is skipped with
  * a reason, never passed.
  */
 #include "common.h"
@@ -128,7 +128,7 @@ Test(lang, py_arguments_pass_verbatim)
 	free(dir);
 }
 
-/* A language-level error is the program failing, not sbx (item 98). */
+/* A language-level error is the program failing, not sbx. */
 Test(lang, py_syntax_error_is_nonzero_exit_with_traceback)
 {
 	struct sbx_result r;
@@ -275,7 +275,7 @@ Test(lang, c_compile_error_stops_before_the_run)
 	run_lang(&r, "c", "bad.c",
 		 "#include <stdio.h>\nint main(void){puts(\"RAN\"); return nope;}\n", NO_EXTRA);
 	/* told from a program that ran and failed by status, not only by the
-	 * nested record (issue 14) */
+	 * nested record */
 	ASSERT_STATUS(&r, "compile-error");
 	cr_assert_str_eq(rec_str(&r, "stage"), "compile");
 	cr_assert_eq(r.exit_status, 1);

@@ -1,5 +1,5 @@
 /*
- * test_learn.c - `sbx learn` (issue 18): one trial run prints a policy that
+ * test_learn.c - `sbx learn`: one trial run prints a policy that
  * `sbx check` accepts and under which the program then runs ok; calls an
  * @group keeps apart are refused and listed, never learned; no listener,
  * no policy.

@@ -1,6 +1,6 @@
 /*
  * test_limits_evidence.c - limits a program cannot dodge and statuses it
- * cannot forge (issue 12): a status other than `signaled` needs the
+ * cannot forge: a status other than `signaled` needs the
  * kernel's or sbx's own evidence, the CPU meter charges every process the
  * jail ever had, and the memory meter sees tmpfs files.
  */

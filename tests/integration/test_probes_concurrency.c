@@ -1,6 +1,6 @@
 /*
  * test_probes_concurrency.c - runs do not see each other and leave nothing
- * behind (requirements 1.15, 1.16): 16 parallel runs each see only their
+ * behind: 16 parallel runs each see only their
  * own workspace; 200 runs in a row leave $TMPDIR, the process table and
  * the mount table as they were.
  */

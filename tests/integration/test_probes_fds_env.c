@@ -1,6 +1,6 @@
 /*
- * test_probes_fds_env.c - descriptor and environment probes (requirements
- * 1.7, 1.8 items 52-55): only fds 0-2 reach the program, even when sbx
+ * test_probes_fds_env.c - descriptor and environment probes: only fds 0-2
+ * reach the program, even when sbx
  * starts with extra fds or a full fd table; the nofile limit holds; no
  * host variable leaks; stdin is at EOF.
  */

@@ -1,6 +1,6 @@
 /*
- * test_probes_fs.c - filesystem isolation probes (spec §6, requirements
- * 1.9): host files outside the policy are absent, nothing host-side is
+ * test_probes_fs.c - filesystem isolation probes: host files outside the
+ * policy are absent, nothing host-side is
  * writable, the mount table cannot be changed, links lead nowhere.  The
  * host side is checked too: files unchanged, nothing created.
  */

@@ -1,6 +1,6 @@
 /*
- * test_probes_network.c - network isolation probes (spec §6, requirements
- * 1.10): with network NONE nothing leaves the jail, not even to the host's
+ * test_probes_network.c - network isolation probes: with network NONE
+ * nothing leaves the jail, not even to the host's
  * loopback or abstract unix sockets.  Judged from outside too: elapsed
  * time, and what the host listeners received.
  */

@@ -1,6 +1,6 @@
 /*
- * test_probes_priv.c - privilege probes (spec §6, requirements 1.8 and
- * item 59): no capability, NoNewPrivs, and every dangerous syscall of the
+ * test_probes_priv.c - privilege probes: no capability, NoNewPrivs, and
+ * every dangerous syscall of the
  * default filter refused -- one test per rule, so that a policy edit that
  * silently permits one is caught by name.
  */

@@ -1,6 +1,6 @@
 /*
- * test_probes_proc.c - process isolation probes (spec §6, requirements
- * 1.5): the jail cannot signal host processes, and nothing it starts
+ * test_probes_proc.c - process isolation probes: the jail cannot signal
+ * host processes, and nothing it starts
  * outlives the run.  Judged from outside: a host sentinel must be alive,
  * no host process may carry the probe's marker afterwards.
  */

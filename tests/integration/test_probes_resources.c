@@ -1,6 +1,6 @@
 /*
- * test_probes_resources.c - resource probes (spec §6 "exceed its limits",
- * requirements 1.1-1.4): every bomb ends within its limit with the right
+ * test_probes_resources.c - resource probes: a program cannot exceed its
+ * limits, so every bomb ends within its limit with the right
  * status.  Judged from outside: elapsed time, the record's status, bytes
  * relayed, host files and processes afterwards.
  */

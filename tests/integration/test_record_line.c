@@ -26,7 +26,7 @@ static char *shell_out(const char *script)
 
 /*
  * A forgery printed without a newline just before the record started the
- * record's line: `tail -n1 | jq` read the forgery first (review a2).  The
+ * record's line: `tail -n1 | jq` read the forgery first.  The
  * record starts a line of its own on stderr, through a pipe, into a file,
  * and on 2>&1 after a partial stdout line.
  */

@@ -470,7 +470,7 @@ Test(lifetime, sigalrm_to_sbx_in_a_slow_tty_write_under_ulimit_i_0_is_aborted)
 
 /* The caller's SIGALRM while sbx is stopped and its own timer's signal is
  * pending: with ITIMER_REAL as the only timer, the two SIGALRMs merged into
- * the timer's and the run ended `ok` (review, 15 of 15).  Under `ulimit -i
+ * the timer's and the run ended `ok` (15 of 15 tries).  Under `ulimit -i
  * 0` that can still happen: the man page says so. */
 Test(lifetime, sigalrm_to_a_stopped_sbx_in_a_slow_tty_write_is_aborted)
 {

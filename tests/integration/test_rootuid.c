@@ -1,6 +1,6 @@
 /*
  * test_rootuid.c - run by root, each jail is a host uid of its own and the
- * caller's files stay the caller's (issue 15).
+ * caller's files stay the caller's.
  *
  * Root only: an unprivileged caller's jail maps the caller itself, which
  * these tests leave alone (each SKIPs with the reason as another user).

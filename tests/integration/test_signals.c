@@ -58,7 +58,7 @@ static void assert_signal_aborts(int sig)
 	send_signal_to_sbx(sig, false);
 }
 
-/* SIGINT to sbx tears the jail down: aborted, 130 (item 29). */
+/* SIGINT to sbx tears the jail down: aborted, 130. */
 Test(status, sigint_to_sbx_is_aborted)
 {
 	REQUIRE_USERNS();
@@ -66,7 +66,7 @@ Test(status, sigint_to_sbx_is_aborted)
 }
 
 /* The other signals whose default ends a process: Ctrl-\ (SIGQUIT), a
- * service's SIGUSR1 or SIGALRM killed sbx with no record (review a1). */
+ * service's SIGUSR1 or SIGALRM killed sbx with no record. */
 Test(status, quit_hup_usr_and_alrm_to_sbx_are_aborted)
 {
 	REQUIRE_USERNS();

@@ -1,6 +1,6 @@
 /*
- * test_supervise.c - one test per status and the hostile programs of
- * requirements §1.2-1.7, through the real sbx binary.  Times are bounded in
+ * test_supervise.c - one test per status and the hostile programs against
+ * CPU, memory, time, lifetime and output, through the real sbx binary.  Times are bounded in
  * both directions to prove which mechanism fired.
  */
 #include "common.h"
@@ -32,7 +32,7 @@ Test(status, ok_for_exit_zero)
 	sbx_result_free(&r);
 }
 
-/* Exit codes are mirrored exactly, 255 included (requirements item 36). */
+/* Exit codes are mirrored exactly, 255 included. */
 Test(status, nonzero_exit_codes_are_mirrored)
 {
 	static const char *const codes[] = { "1", "7", "255" };
@@ -50,7 +50,7 @@ Test(status, nonzero_exit_codes_are_mirrored)
 	}
 }
 
-/* An early self-inflicted SIGKILL is `signaled`, not cpu or memory (item 13). */
+/* An early self-inflicted SIGKILL is `signaled`, not cpu or memory. */
 Test(status, self_sigkill_is_signaled)
 {
 	struct sbx_result r;
@@ -65,7 +65,7 @@ Test(status, self_sigkill_is_signaled)
 }
 
 /* sleep 60 with a 1 s limit: timeout, and SIGTERM ended it without waiting
- * for the grace period (items 21, 24b): well before the 10 s grace (sbx's
+ * for the grace period: well before the 10 s grace (sbx's
  * own start took 2 s more under emulation). */
 Test(status, timeout_kills_sleep_promptly)
 {
@@ -82,7 +82,7 @@ Test(status, timeout_kills_sleep_promptly)
 	sbx_result_free(&r);
 }
 
-/* A SIGTERM trapper is SIGKILLed after the grace and still `timeout` (item 23). */
+/* A SIGTERM trapper is SIGKILLed after the grace and still `timeout`. */
 Test(status, sigterm_trapper_dies_after_grace)
 {
 	struct sbx_result r;
@@ -97,7 +97,7 @@ Test(status, sigterm_trapper_dies_after_grace)
 	sbx_result_free(&r);
 }
 
-/* A handler that prints on SIGTERM gets to print at timeout (item 24a). */
+/* A handler that prints on SIGTERM gets to print at timeout. */
 Test(status, sigterm_handler_output_is_kept_at_timeout)
 {
 	struct sbx_result r;
@@ -111,7 +111,7 @@ Test(status, sigterm_handler_output_is_kept_at_timeout)
 }
 
 /*
- * A busy loop under --cpu 1s ends as cpu-limit at about 1 s of CPU (item 6).
+ * A busy loop under --cpu 1s ends as cpu-limit at about 1 s of CPU.
  * Judged by the CPU the record counts, not by wall time: on a loaded machine
  * 1 s of CPU took over 4 s of wall and the test failed for nothing.
  */
@@ -131,7 +131,7 @@ Test(status, busy_loop_is_cpu_limit)
 	sbx_result_free(&r);
 }
 
-/* SIGXCPU ignored (inherited from sbx's own caller): still cpu-limit (items 7, 9). */
+/* SIGXCPU ignored (inherited from sbx's own caller): still cpu-limit. */
 Test(status, inherited_ignored_sigxcpu_still_cpu_limit)
 {
 	char *cmd = xasprintf("trap '' XCPU; exec %s run -q --cpu 1s --time 20s -- "
@@ -151,7 +151,7 @@ Test(status, inherited_ignored_sigxcpu_still_cpu_limit)
 	free(cmd);
 }
 
-/* Trapping SIGXCPU and exiting 0 in the soft-to-hard gap is still cpu-limit (item 8). */
+/* Trapping SIGXCPU and exiting 0 in the soft-to-hard gap is still cpu-limit. */
 Test(status, trapped_sigxcpu_then_exit_zero_is_cpu_limit)
 {
 	struct sbx_result r;
@@ -166,7 +166,7 @@ Test(status, trapped_sigxcpu_then_exit_zero_is_cpu_limit)
 	sbx_result_free(&r);
 }
 
-/* Two sequential children each burning 0.7 s exceed a 1 s tree budget (item 11). */
+/* Two sequential children each burning 0.7 s exceed a 1 s tree budget. */
 Test(status, sequential_children_are_charged)
 {
 	struct sbx_result r;
@@ -181,7 +181,7 @@ Test(status, sequential_children_are_charged)
 
 /* Four parallel busy children share a 1 s budget: the supervisor's meter
  * stops the tree near 1 s of CPU in all; RLIMIT_CPU alone (per process)
- * would let each burn its own second, 4 s in all (item 11).  Judged by
+ * would let each burn its own second, 4 s in all.  Judged by
  * the CPU the record reports, not by wall time, which load stretches. */
 Test(status, parallel_children_are_stopped_by_the_tree_meter)
 {
@@ -197,7 +197,7 @@ Test(status, parallel_children_are_stopped_by_the_tree_meter)
 	sbx_result_free(&r);
 }
 
-/* Sleeping is not charged to the CPU budget (item 12): 4 s asleep under a
+/* Sleeping is not charged to the CPU budget: 4 s asleep under a
  * 3 s budget (the jail's start and sh took 1.4 s of CPU under emulation). */
 Test(status, sleeping_is_not_charged)
 {
@@ -209,7 +209,7 @@ Test(status, sleeping_is_not_charged)
 	sbx_result_free(&r);
 }
 
-/* Output past the limit: one marker, last; status output-limit (items 39, 41). */
+/* Output past the limit: one marker, last; status output-limit. */
 Test(status, output_flood_is_output_limit)
 {
 	struct sbx_result r;
@@ -224,7 +224,7 @@ Test(status, output_flood_is_output_limit)
 	sbx_result_free(&r);
 }
 
-/* Exactly at the limit: no marker, no truncation; one more byte: marker (item 42). */
+/* Exactly at the limit: no marker, no truncation; one more byte: marker. */
 Test(status, output_limit_boundary_is_exact)
 {
 	struct sbx_result r;
@@ -320,7 +320,7 @@ Test(status, missing_bind_source_is_setup_error)
 	free(tmp);
 }
 
-/* A program printing a forged record cannot change the real one (item 56). */
+/* A program printing a forged record cannot change the real one. */
 Test(status, forged_record_is_ignored)
 {
 	struct sbx_result r;
@@ -336,8 +336,8 @@ Test(status, forged_record_is_ignored)
 	sbx_result_free(&r);
 }
 
-/* Capture mode keeps multibyte characters split across a 64 KiB read whole (item 45)
- * and replaces invalid bytes with U+FFFD, marking the text lossy (item 44). */
+/* Capture mode keeps multibyte characters split across a 64 KiB read whole
+ * and replaces invalid bytes with U+FFFD, marking the text lossy. */
 Test(capture, utf8_across_chunk_boundary_and_invalid_bytes)
 {
 	struct sbx_result r;
@@ -359,7 +359,7 @@ Test(capture, utf8_across_chunk_boundary_and_invalid_bytes)
 	sbx_result_free(&r);
 }
 
-/* A setsid orphan holding stdout open does not hold sbx (item 31). */
+/* A setsid orphan holding stdout open does not hold sbx. */
 Test(lifetime, setsid_orphan_holding_stdout_does_not_hang_sbx)
 {
 	struct sbx_result r;
@@ -389,7 +389,7 @@ static int marker_count(const char *marker)
 }
 
 /*
- * A SIGTERM-ignoring child with a heartbeat stops when the run ends (item 32).
+ * A SIGTERM-ignoring child with a heartbeat stops when the run ends.
  * The parent exits after the first beat, not after a fixed sleep: under TCG the
  * child's first touch came later than 0.3 s and the test failed for nothing.
  */
@@ -423,7 +423,7 @@ Test(lifetime, sigterm_ignoring_child_stops_after_run)
 
 
 /*
- * kill -9 of sbx: the jail dies with it (item 30).  sbx is killed once the
+ * kill -9 of sbx: the jail dies with it.  sbx is killed once the
  * jail's sleep is seen, not after a fixed wait: under TCG the jail was not
  * up after 0.4 s, and the test then proved nothing.
  */
@@ -457,7 +457,7 @@ Test(lifetime, sigkill_of_sbx_leaves_no_jail_process)
 
 /* A single-process memory bomb is stopped by RLIMIT_DATA (MemoryError): never
  * ok, and not reported as memory-limit, which needs the tree to have held
- * more than the limit (items 5, 14, 15). */
+ * more than the limit. */
 Test(status, memory_bomb_is_never_ok_and_never_guessed_as_memory_limit)
 {
 	struct sbx_result r;
@@ -504,7 +504,7 @@ static const char membomb_py[] =
 static const struct sbx_opts membomb_opts = { .deadline_s = 90 };
 
 /* RLIMIT_AS is per process: eight children of 100 MiB each fit it at 256M,
- * but together they hold 800 MiB; the tree meter ends the run (item 16). */
+ * but together they hold 800 MiB; the tree meter ends the run. */
 Test(status, children_together_over_the_memory_limit_are_memory_limit)
 {
 	struct sbx_result r;

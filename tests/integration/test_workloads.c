@@ -1,6 +1,6 @@
 /*
- * test_workloads.c - real code-interpreter work under sbx's own defaults
- * (issue 14): numpy/pandas/matplotlib with -f and -o, a multiprocessing
+ * test_workloads.c - real code-interpreter work under sbx's own defaults:
+ * numpy/pandas/matplotlib with -f and -o, a multiprocessing
  * pool, many threads, Node worker threads, and the memory limit meeting a
  * program that grows past it.  Run as root and as an ordinary user; a
  * runtime or package this host lacks is a SKIP with its name (`make deps`

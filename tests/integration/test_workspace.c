@@ -1,6 +1,6 @@
 /*
- * test_workspace.c - the workspace on every exit path (issue 5,
- * requirements §1.14-1.16): disposable and removed, persistent and locked,
+ * test_workspace.c - the workspace on every exit path: disposable and
+ * removed, persistent and locked,
  * the record's "files" and its truncation, -o, and programs that plant
  * symlinks and FIFOs to lead the host side astray.
  */
@@ -63,7 +63,7 @@ static cJSON *find_file(const struct sbx_result *r, const char *path)
 
 /* ---- lifetime ------------------------------------------------------------------ */
 
-/* Run 1 writes, run 2 reads; /tmp never persists (item 100). */
+/* Run 1 writes, run 2 reads; /tmp never persists. */
 Test(workspace, workdir_persists_between_runs_and_tmp_does_not)
 {
 	struct sbx_result r;
@@ -87,7 +87,7 @@ Test(workspace, workdir_persists_between_runs_and_tmp_does_not)
 	free(wd);
 }
 
-/* Run B sees nothing of run A (item 99). */
+/* Run B sees nothing of run A. */
 Test(workspace, disposable_workspace_is_fresh_each_run)
 {
 	struct sbx_result r;
@@ -258,7 +258,7 @@ Test(workspace, parallel_bursts_share_the_workspace_parent_safely)
 	private_tmp_done(&t);
 }
 
-/* A second run on a busy --workdir fails fast (item 112). */
+/* A second run on a busy --workdir fails fast. */
 Test(workspace, concurrent_run_on_one_workdir_is_busy)
 {
 	struct sbx_result r;
@@ -289,7 +289,7 @@ Test(workspace, concurrent_run_on_one_workdir_is_busy)
 	free(wd);
 }
 
-/* 16 runs at once: each sees and reports only its own files (item 111). */
+/* 16 runs at once: each sees and reports only its own files. */
 Test(workspace, sixteen_parallel_runs_see_only_their_own_files)
 {
 	struct private_tmp t;
@@ -364,7 +364,7 @@ Test(files, nested_paths_and_changes_are_listed)
 	free(wd);
 }
 
-/* A 10,000-file tree: bounded scan, truncation reported (item 104). */
+/* A 10,000-file tree: bounded scan, truncation reported. */
 Test(files, a_10000_file_tree_reports_truncation)
 {
 	struct sbx_result r;

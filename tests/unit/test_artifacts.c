@@ -3,7 +3,7 @@
  * diff.c) and the record keys made from them (src/record/files.c): what a
  * run created, changed or deleted, that a planted symlink is listed and
  * never entered, and that what a truncated scan could not see never turns
- * into a deletion or an old file "created" (requirements items 103-104).
+ * into a deletion or an old file "created".
  */
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
@@ -108,7 +108,7 @@ Test(artifacts, the_diff_names_what_was_created_changed_and_deleted)
 	art_scan_free(&before);
 }
 
-/* Item 103: a file the before-scan could not see is not "deleted", and
+/* A file the before-scan could not see is not "deleted", and
  * one older than the run is not "created". */
 Test(artifacts, a_truncated_scan_never_invents_a_change)
 {

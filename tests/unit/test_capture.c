@@ -1,5 +1,5 @@
 /*
- * test_capture.c - capture mode's UTF-8 repair (requirements items 44, 45):
+ * test_capture.c - capture mode's UTF-8 repair:
  * the record is valid UTF-8 whatever bytes the program wrote, characters
  * split across reads stay whole, and a cut at the output limit never leaves
  * half a character.
@@ -42,7 +42,7 @@ Test(capture, valid_multibyte_text_is_kept_as_is)
 }
 
 /* Buffered, then decoded once: a character split across two pipe reads
- * must come out whole (requirements item 45). */
+ * must come out whole. */
 Test(capture, multibyte_split_across_chunks_stays_whole)
 {
 	struct capbuf b = { 0 };
@@ -97,7 +97,7 @@ Test(capture, nul_bytes_are_kept_and_counted)
 }
 
 /* At the output limit the cut falls on a code-point boundary: the partial
- * character is dropped, not turned into U+FFFD (item 45). */
+ * character is dropped, not turned into U+FFFD. */
 Test(capture, cut_at_limit_trims_to_code_point_boundary)
 {
 	EXPECT("ab\xe4\xbd", true, "ab", false);

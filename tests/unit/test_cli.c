@@ -1,5 +1,5 @@
 /*
- * test_cli.c - the options of `sbx run` / `sbx explain` (spec §2) and the
+ * test_cli.c - the options of `sbx run` / `sbx explain` and the
  * policy they build: clamping, the sealed-policy rule, --lang auto,
  * did-you-mean.  No privileges needed; nothing is run.
  */
@@ -274,7 +274,7 @@ static void expect_sealed_accepts(char *opt, char *value)
 	policy_free(&p);
 }
 
-/* requirements 79: on a sealed policy the command line can only tighten */
+/* on a sealed policy the command line can only tighten */
 Test(cli, a_sealed_policy_refuses_every_loosening_override)
 {
 	expect_sealed_refusal("--time", "10s");
@@ -495,7 +495,7 @@ Test(cli, extension_of_a_path)
 }
 
 /* A bind over the workspace would hide it; a host /proc over the jail's
- * would show host processes (requirements item 78). */
+ * would show host processes. */
 Test(cli, mounts_over_reserved_paths_are_refused)
 {
 	char *over_ws[] = { "run", "-B", "/tmp:/mnt/data", "true", NULL };

@@ -21,7 +21,7 @@ static char *printed(const char *prefix, const char *msg)
 	return buf;
 }
 
-/* -C $'a\nb' split the error over two lines (review a1). */
+/* -C $'a\nb' split the error over two lines. */
 Test(err_print, a_newline_in_a_value_stays_on_the_line)
 {
 	char *s = printed("sbx: ", "working directory /a\nb: No such file");

@@ -1,6 +1,6 @@
 /*
  * test_ids.c - the host's account names, read from /etc/passwd and
- * /etc/group without NSS (sbx is a static binary, issue 17): they must
+ * /etc/group without NSS (sbx is a static binary): they must
  * agree with what the C library's own lookups say for the files database.
  */
 #include <criterion/criterion.h>

@@ -293,7 +293,7 @@ Test(import_nsjail, exec_bin_is_the_default_command)
 	done(&p, &r);
 }
 
-/* The interpreter service's mount table (issue 20). */
+/* The mount table of a code-interpreter service's nsjail config. */
 Test(import_nsjail, interpreter_service_mount_table)
 {
 	struct policy p;

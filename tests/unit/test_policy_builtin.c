@@ -52,7 +52,7 @@ Test(policy_builtin, builtin_find)
 	cr_assert_null(builtin_find(NULL));
 }
 
-Test(policy_builtin, default_is_the_spec_sandbox)
+Test(policy_builtin, default_is_the_documented_code_execution_sandbox)
 {
 	static const char *const deny[] = {
 		"@mount", "@debug", "@keyring", "@module", "@reboot", "@swap", "@clock",
@@ -70,7 +70,7 @@ Test(policy_builtin, default_is_the_spec_sandbox)
 	cr_assert_str_eq(p.mounts[0].dst, "/tmp");
 	cr_assert_eq(p.mounts[0].size_mb, 20);
 	cr_assert(p.mounts[0].rw);
-	/* writable: /tmp and the sized /dev/shm (POSIX shm, issue 14) only */
+	/* writable: /tmp and the sized /dev/shm (POSIX shm) only */
 	for (size_t i = 1; i < p.nmounts; i++)
 		cr_assert(!p.mounts[i].rw || !strcmp(p.mounts[i].dst, "/dev/shm"),
 			  "%s must be read-only", p.mounts[i].dst);
@@ -90,7 +90,7 @@ Test(policy_builtin, default_is_the_spec_sandbox)
 		if (i != LIM_CPU_TIME_MS)
 			cr_assert_eq(policy_limit(&p, (enum limit_id)i),
 				     limit_default((enum limit_id)i), "%s", limit_names[i]);
-	/* no cpu_time_ms: the wall limit on every CPU sbx may use (issue 14) */
+	/* no cpu_time_ms: the wall limit on every CPU sbx may use */
 	cr_assert_eq(p.limits.v[LIM_CPU_TIME_MS], 0);
 	cr_assert_eq(policy_limit(&p, LIM_CPU_TIME_MS), 10000ull * policy_cpu_count());
 	policy_free(&p);

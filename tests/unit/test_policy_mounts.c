@@ -1,6 +1,6 @@
 /*
  * test_policy_mounts.c - the mount table rules both a policy file and
- * -b/-B/--tmpfs go through (src/policy/mounts.c, issue 11 item 2): the
+ * -b/-B/--tmpfs go through (src/policy/mounts.c): the
  * normalization of a command-line spelling, and the reasons a path is
  * refused.  Nothing is run.
  */
@@ -62,7 +62,7 @@ Test(policy_mounts, path_problem_refuses_what_a_policy_refuses)
 	cr_expect_null(policy_path_problem("/mnt/data/in"));
 }
 
-/* The command line's limits obey the policy's minimum (item 13). */
+/* The command line's limits obey the policy's minimum. */
 Test(policy_mounts, limit_problem_is_the_policy_rule)
 {
 	char buf[96];

@@ -1,5 +1,5 @@
 /*
- * test_policy_schema.c - the fields of spec section 4: every field loads,
+ * test_policy_schema.c - the fields of sbx.policy(5): every field loads,
  * every wrong value is refused with its exact position, boundaries are
  * tested on both sides (the maximum loads, one past it fails).
  */
@@ -200,7 +200,7 @@ Test(policy_schema, mount_errors)
 	load_fails("mount { dst: \"/a\" type: SYMLINK src: \"\" }", "x.policy:1:1: ", "SYMLINK needs a non-empty 'src'");
 	load_fails("mount { dst: \"/a\" type: TMPFS src: \"/x\" }", "x.policy:1:36: ", "'src' is not used by TMPFS");
 	load_fails("mount { dst: \"/a\" type: PROC size_mb: 1 }", "x.policy:1:30: ", "only for TMPFS mounts");
-	/* DEV's size_mb promised a shm tmpfs that was never mounted (issue 14) */
+	/* DEV's size_mb promised a shm tmpfs that was never mounted */
 	load_fails("mount { dst: \"/dev\" type: DEV size_mb: 8 }", "x.policy:1:31: ",
 		   "mount { dst: \"/dev/shm\" type: TMPFS");
 	load_fails("mount { dst: \"/a\" type: TMPFS size_mb: 0 }", "x.policy:1:40: ", "between 1 and");

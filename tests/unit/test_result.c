@@ -1,5 +1,5 @@
 /*
- * test_result.c - the JSON record (spec §5): one line, the right keys, null
+ * test_result.c - the JSON record (sbx-result(5)): one line, the right keys, null
  * for what was not measured, and every status validates against
  * contrib/result.schema.json (checked with python3-jsonschema; the test is
  * skipped, never passed, when that is not installed).
@@ -65,7 +65,7 @@ static cJSON *parse(const struct result *r)
 	return j;
 }
 
-Test(result, status_names_match_the_spec, .init = setup_policy)
+Test(result, status_names_are_the_documented_ones, .init = setup_policy)
 {
 	cr_assert_str_eq(run_status_name(ST_NONZERO_EXIT), "nonzero-exit");
 	cr_assert_str_eq(run_status_name(ST_CPU_LIMIT), "cpu-limit");
@@ -74,7 +74,7 @@ Test(result, status_names_match_the_spec, .init = setup_policy)
 	cr_assert_str_eq(run_status_name(ST_COMPILE_ERROR), "compile-error");
 }
 
-/* A measurement sbx could not take is null, never 0 (requirements item 90). */
+/* A measurement sbx could not take is null, never a healthy-looking 0. */
 Test(result, unknown_measurements_are_null, .init = setup_policy)
 {
 	struct result r;

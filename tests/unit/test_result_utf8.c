@@ -1,6 +1,6 @@
 /*
  * test_result_utf8.c - every string of the record is valid UTF-8 whatever
- * bytes the caller passed (issue 11 item 6).
+ * bytes the caller passed.
  *
  * argv, -e values, paths and file names in the workspace are bytes; cJSON
  * copies them as they are, so one 0xFF made the whole record invalid JSON

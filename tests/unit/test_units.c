@@ -1,5 +1,5 @@
 /*
- * test_units.c - DUR / SIZE / N values of the command line (spec §2).
+ * test_units.c - DUR / SIZE / N values of the command line.
  * A limit that parses to the wrong number is a silent loosening, so every
  * edge is pinned: zero, negatives, junk, inexact fractions, overflow.
  */
