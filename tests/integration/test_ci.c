@@ -7,6 +7,7 @@
  */
 #include "common.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +131,42 @@ Test(ci, a_write_beside_a_checkout_bound_directly_in_tmp_fails_at_once)
 	unlink(deb), unlink(t), unlink(h);
 	rm_tree(dir);
 	free(t), free(h), free(script), free(kept), free(deb), free(dir);
+}
+
+/*
+ * The same step with the checkout outside /tmp, below the caller's home
+ * (/home/u/src/pkg): the jail has none of the home but a directory sbx
+ * made to hold the bind, which the program cannot write.
+ */
+Test(ci, a_write_beside_a_checkout_bound_below_the_home_fails_at_once)
+{
+	struct sbx_opts o = { .no_record = true };
+	struct sbx_result r;
+	const char *home = getenv("HOME");
+	char *dir, *sub, *deb, *kept;
+
+	REQUIRE_USERNS();
+	if (!home || home[0] != '/' || strncmp(home, "/tmp", 4) == 0)
+		cr_skip_test("SKIP: no HOME outside /tmp to hold a checkout");
+	dir = xasprintf("%s/.sbx-ci-XXXXXX", home);
+	if (!mkdtemp(dir))
+		cr_skip_test("SKIP: cannot make a directory in HOME=%s: %s", home, strerror(errno));
+	sub = xasprintf("%s/pkg", dir);
+	deb = xasprintf("%s/pkg.deb", dir);
+	kept = xasprintf("%s/built", sub);
+	cr_assert_eq(mkdir(sub, 0777), 0);
+	cr_assert_eq(chmod(sub, 0777), 0);
+	o.cwd = sub;
+	sbx_run(&r, &o, SBX_ARGV("run", "-q", "-p", "host", "-B", ".", "--net", "none", "--",
+				 "/bin/sh", "-c", "echo ok > built && echo deb > ../pkg.deb"));
+	cr_assert_neq(r.exit_status, 0, "the write beside the checkout succeeded: %s", r.err);
+	cr_assert(strstr(r.err, "Permission denied") || strstr(r.err, "Read-only"),
+		  "no error names the refused write: %s", r.err);
+	cr_assert_eq(access(kept, F_OK), 0, "the file written in the checkout is not on the host");
+	cr_assert_neq(access(deb, F_OK), 0, "the artifact reached the host without a bind of ..");
+	sbx_result_free(&r);
+	rm_tree(dir);
+	free(kept), free(deb), free(sub), free(dir);
 }
 
 /* What explain shows is what runs: the scratch and the variables moved. */
