@@ -42,13 +42,15 @@ INTEG_ARGS ?=
 # root alone; every record of what runs is still checked against the schema.
 # Not two limits_evidence tests that judge the meter's conservative
 # socket-queue counts: the meter is off with a cgroup (memory.max counts
-# real bytes: 13 MiB under 64 MiB is within).  Not four whose timing assumes
+# real bytes: 13 MiB under 64 MiB is within).  Not five whose timing assumes
 # real hardware (seen failing under TCG only): the init's setup CPU in a
 # +-20 % figure; SIGINT 0.5 s after start (sbx had not started yet); the
 # CPU of two runs compared (a bare run's own start-up took 523 ms there);
 # a stdout line 20 us after a stderr burst (sbx woke so late that both
-# were ready in one turn, where their order is best effort).
-VM_SKIP    := unix_socket_buffers_count_against_memory|unix_socket_buffers_count_with_a_loopback_network|the_record_shows_the_cpu_of_auto_reaped_children|unread_stdout_pipe_still_honours_sigint|children_reaped_by_wait_are_charged_once|a_line_after_a_stderr_burst_stays_after_it_in_one_log_file
+# were ready in one turn, where their order is best effort); a caller's
+# SIGALRM during a slow tty write (seen once as sbxuser: the 40000 lines
+# had all been written before the signal came).
+VM_SKIP    := sigalrm_to_sbx_in_a_slow_tty_write_under_ulimit_i_0_is_aborted|unix_socket_buffers_count_against_memory|unix_socket_buffers_count_with_a_loopback_network|the_record_shows_the_cpu_of_auto_reaped_children|unread_stdout_pipe_still_honours_sigint|children_reaped_by_wait_are_charged_once|a_line_after_a_stderr_burst_stays_after_it_in_one_log_file
 VM_SUITES  ?= @(cgroup|cgroup_fallback|status|lifetime|limits_evidence|lang)/!($(VM_SKIP))
 
 # The seccomp filter is written for x86_64 (its system call numbers and
