@@ -56,28 +56,34 @@ Test(ci, bind_dot_starts_the_step_in_the_checkout)
  * jail.  It must fail at once instead, and what the step writes in the
  * checkout must reach the host.
  */
-Test(ci, a_write_beside_a_checkout_bound_below_tmp_fails_at_once)
+/* In PARENT, a checkout "pkg" the jail can write; the step writes in it and
+ * beside it (../pkg.deb): the first reaches the host, the second fails. */
+static void write_beside_checkout_in(char *parent)
 {
 	struct sbx_opts o = { .no_record = true };
 	struct sbx_result r;
-	char *dir = checkout(), *sub = xasprintf("%s/hello-2.10", dir);
-	char *deb = xasprintf("%s/hello_2.10-3_amd64.deb", dir);
+	char *sub = xasprintf("%s/pkg", parent), *deb = xasprintf("%s/pkg.deb", parent);
 	char *kept = xasprintf("%s/built", sub);
 
-	REQUIRE_USERNS();
 	cr_assert_eq(mkdir(sub, 0777), 0);
 	cr_assert_eq(chmod(sub, 0777), 0);
 	o.cwd = sub;
 	sbx_run(&r, &o, SBX_ARGV("run", "-q", "-p", "host", "-B", ".", "--net", "none", "--",
-				 "/bin/sh", "-c", "echo ok > built && echo deb > ../hello_2.10-3_amd64.deb"));
+				 "/bin/sh", "-c", "echo ok > built && echo deb > ../pkg.deb"));
 	cr_assert_neq(r.exit_status, 0, "the write beside the checkout succeeded: %s", r.err);
 	cr_assert(strstr(r.err, "Permission denied") || strstr(r.err, "Read-only"),
 		  "no error names the refused write: %s", r.err);
 	cr_assert_eq(access(kept, F_OK), 0, "the file written in the checkout is not on the host");
 	cr_assert_neq(access(deb, F_OK), 0, "the artifact reached the host without a bind of ..");
 	sbx_result_free(&r);
-	rm_tree(dir);
-	free(kept), free(deb), free(sub), free(dir);
+	rm_tree(parent);
+	free(kept), free(deb), free(sub), free(parent);
+}
+
+Test(ci, a_write_beside_a_checkout_bound_below_tmp_fails_at_once)
+{
+	REQUIRE_USERNS();
+	write_beside_checkout_in(checkout());
 }
 
 /*
@@ -140,10 +146,8 @@ Test(ci, a_write_beside_a_checkout_bound_directly_in_tmp_fails_at_once)
  */
 Test(ci, a_write_beside_a_checkout_bound_below_the_home_fails_at_once)
 {
-	struct sbx_opts o = { .no_record = true };
-	struct sbx_result r;
 	const char *home = getenv("HOME");
-	char *dir, *sub, *deb, *kept;
+	char *dir;
 
 	REQUIRE_USERNS();
 	if (!home || home[0] != '/' || strncmp(home, "/tmp", 4) == 0)
@@ -151,22 +155,7 @@ Test(ci, a_write_beside_a_checkout_bound_below_the_home_fails_at_once)
 	dir = xasprintf("%s/.sbx-ci-XXXXXX", home);
 	if (!mkdtemp(dir))
 		cr_skip_test("SKIP: cannot make a directory in HOME=%s: %s", home, strerror(errno));
-	sub = xasprintf("%s/pkg", dir);
-	deb = xasprintf("%s/pkg.deb", dir);
-	kept = xasprintf("%s/built", sub);
-	cr_assert_eq(mkdir(sub, 0777), 0);
-	cr_assert_eq(chmod(sub, 0777), 0);
-	o.cwd = sub;
-	sbx_run(&r, &o, SBX_ARGV("run", "-q", "-p", "host", "-B", ".", "--net", "none", "--",
-				 "/bin/sh", "-c", "echo ok > built && echo deb > ../pkg.deb"));
-	cr_assert_neq(r.exit_status, 0, "the write beside the checkout succeeded: %s", r.err);
-	cr_assert(strstr(r.err, "Permission denied") || strstr(r.err, "Read-only"),
-		  "no error names the refused write: %s", r.err);
-	cr_assert_eq(access(kept, F_OK), 0, "the file written in the checkout is not on the host");
-	cr_assert_neq(access(deb, F_OK), 0, "the artifact reached the host without a bind of ..");
-	sbx_result_free(&r);
-	rm_tree(dir);
-	free(kept), free(deb), free(sub), free(dir);
+	write_beside_checkout_in(dir);
 }
 
 /* What explain shows is what runs: the scratch and the variables moved. */
