@@ -54,10 +54,9 @@ Test(ci, bind_dot_starts_the_step_in_the_checkout)
  * the jail is a directory sbx made in the jail's private /tmp: the write
  * succeeded there, the record said ok, and the .deb vanished with the
  * jail.  It must fail at once instead, and what the step writes in the
- * checkout must reach the host.
+ * checkout must reach the host.  write_beside_checkout_in() makes a
+ * checkout "pkg" in PARENT and runs that step in it.
  */
-/* In PARENT, a checkout "pkg" the jail can write; the step writes in it and
- * beside it (../pkg.deb): the first reaches the host, the second fails. */
 static void write_beside_checkout_in(char *parent)
 {
 	struct sbx_opts o = { .no_record = true };
