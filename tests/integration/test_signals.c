@@ -381,10 +381,13 @@ Test(status, sigstop_of_sbx_ends_the_jail_at_the_inits_own_wall_bound)
 	REQUIRE_USERNS();
 	snprintf(marker, sizeof(marker), "sbx-bound-%d", (int)getpid());
 	snprintf(script, sizeof(script), "sh -c 'sleep 300' %s & echo up; wait", marker);
-	start_stop_run(&run, "--time", "1s", "--set", "limits.kill_grace_ms=200", script);
+	/* The stop must land before sbx's own wall limit, or sbx ends the jail
+	 * itself and the init's bound is never reached: 5 s leaves room for a
+	 * slow machine (an emulated one took over 1 s to print "up"). */
+	start_stop_run(&run, "--time", "5s", "--set", "limits.kill_grace_ms=200", script);
 	wait_up(&run);
 	kill(run.pid, SIGSTOP);
-	/* the bound is 2.2 s after the start; 30 s is only the test's own */
+	/* the bound is 6.2 s after the start; 30 s is only the test's own */
 	for (int i = 0; i < 3000 && n > 0; i++) {
 		usleep(10000);
 		n = jail_procs(marker, run.pid, &held, &cpu);
