@@ -1,13 +1,12 @@
 #!/usr/bin/env python3
 """bench.py - the measurements behind `make bench` (driven by bench/run.sh).
 
-Runs every item of issue 8 on this machine, in this run: start-up latency
-(sbx, bare, unshare, bwrap), language start-up, throughput of many runs,
-output relay (interleaved pairs, relaypairs.py), supervisor memory, and
-where the start-up time goes; of issue 17: bwrap with sbx's own mount table
-(bwrap_same.py), the per-phase breakdown from `sbx run -v` (phases.py) and
-its floors (floors.py); and of issue 18: the cost of reporting refused
-syscalls (the notification round trip, 1,000,000 refused calls with and
+Measures, on this machine and in this run: start-up latency (sbx, bare,
+unshare, bwrap), language start-up, throughput of many runs, output relay
+(interleaved pairs, relaypairs.py), supervisor memory, and where the
+start-up time goes; bwrap with sbx's own mount table (bwrap_same.py), the
+per-phase breakdown from `sbx run -v` (phases.py) and the floors sbx is
+held to (floors.py); and the cost of reporting refused syscalls (the notification round trip, 1,000,000 refused calls with and
 without the report, peak RSS), and start-up against another sbx (SBX_BASE,
 e.g. a build of main).  Prints a table (table.py) and writes a JSON file.
 A tool that is missing, or an sbx that does not run yet, becomes a
@@ -469,7 +468,7 @@ class Bench:
 
     def meter(self):
         """Supervisor CPU (sbx's own utime+stime, not its children's) over 5 s
-        while the jail holds N processes, still or churning (issue 12)."""
+        while the jail holds N processes, still or churning."""
         print("6. tree meter cost", file=sys.stderr)
         if not self.need("meter", sbx=True):
             return
@@ -504,7 +503,7 @@ class Bench:
         return {"processes": n, "churn": churn, "supervisor_cpu_pct": round(100 * (c1 - c0) / (t1 - t0), 2),
                 "seconds": round(t1 - t0, 2)}
 
-    # ----- 7. refused syscalls (issue 18) --------------------------------
+    # ----- 7. refused syscalls --------------------------------------------
 
     def denials(self):
         """The report's cost: the kernel's round trip for a notification, and a

@@ -1,4 +1,4 @@
-"""bwrap_same.py - bwrap arguments with sbx's own mount table (issue 17).
+"""bwrap_same.py - bwrap arguments with sbx's own mount table.
 
 The issue compares sbx with bwrap "with the same namespaces, mounts and a
 seccomp filter".  Nothing here is written by hand: the arguments are derived,

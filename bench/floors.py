@@ -6,7 +6,7 @@ one run.  Every floor is always present, as
 (and "alongside": true for the bwrap_seccomp rows, which are not judged):
 a floor whose inputs are missing says so and why, never disappears.
 
-The floors of issue 17 are judged against `bwrap_same` (bwrap with sbx's own
+The start-up floors are judged against `bwrap_same` (bwrap with sbx's own
 mount table and a seccomp filter, bench/bwrap_same.py); the same floor
 against `bwrap_seccomp` (the smaller mount table) is reported alongside.
 The relay floor judges the median of per-pair ratios (relaypairs.py).
@@ -127,7 +127,7 @@ def relay_floor(res):
 
 
 def issue18(res, sbx, base, m, d):
-    """Issue 18's floors: the report of refused calls costs (almost) nothing."""
+    """The refused-syscall report's floors: the report of refused calls costs (almost) nothing."""
     out = {"startup_within_0.1ms_of_base": floor(
         sbx - base <= 0.1 if sbx and base else None,
         f"{sbx:.3f} - {base:.3f} = {sbx - base:+.3f} ms" if sbx and base else None,

@@ -1,6 +1,6 @@
 /*
  * notifyrt.c - the kernel's cost of a refused syscall, answered three ways
- * (for `make bench`, issue 18): in the kernel by the filter (ERRNO), by a
+ * (for `make bench`): in the kernel by the filter (ERRNO), by a
  * supervisor through seccomp user notification, and the same with
  * SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (Linux 6.6+), and that with the
  * server on EEVDF's shortest time slice (Linux 6.12+), as sbx's serving

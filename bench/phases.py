@@ -1,4 +1,4 @@
-"""phases.py - where one start-up's time goes, for `make bench` (issue 8, 17).
+"""phases.py - where one start-up's time goes, for `make bench`.
 
 Two views of `sbx run -q -- /bin/true`:
 

@@ -1,4 +1,4 @@
-"""relaypairs.py - issue 17's relay item: 1 GiB through sbx against a bare pipe.
+"""relaypairs.py - the relay cost: 1 GiB through sbx against a bare pipe.
 
 The two commands run in interleaved pairs (bare, sbx, bare, sbx, ...), each
 timed by the wall clock around the child, with the CPU of the children it

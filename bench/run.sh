@@ -46,7 +46,7 @@ if ! "$cc" $cflags -o "$helpers/peakrss" "$here/peakrss.c" 2>"$helpers/peakrss.l
 	echo "bench: could not build peakrss; memory items are skipped" >&2
 	cat "$helpers/peakrss.log" >&2
 fi
-# issue 18: the notification round trip, and a program that hammers a refused call
+# the notification round trip, and a program that hammers a refused call
 if ! "$cc" $cflags -o "$helpers/notifyrt" "$here/notifyrt.c" 2>"$helpers/notifyrt.log"; then
 	echo "bench: could not build notifyrt; the round-trip item is skipped" >&2
 	cat "$helpers/notifyrt.log" >&2
@@ -56,7 +56,7 @@ if ! "$cc" $cflags -static -o "$helpers/keyloop" "$here/../tests/probes/priv_key
 	echo "bench: could not build keyloop (static); the refused-calls items are skipped" >&2
 	cat "$helpers/keyloop.log" >&2
 fi
-# opens bwrap's --seccomp and --file descriptors without a shell (issue 17)
+# opens bwrap's --seccomp and --file descriptors without a shell
 if ! "$cc" $cflags -static -o "$helpers/withfds" "$here/withfds.c" 2>"$helpers/withfds.log" &&
    ! "$cc" $cflags -o "$helpers/withfds" "$here/withfds.c" 2>>"$helpers/withfds.log"; then
 	echo "bench: could not build withfds; bwrap with a seccomp filter is skipped" >&2

@@ -47,7 +47,7 @@ def phase_rows(res):
 
 
 def floor_row(k, v):
-    if not isinstance(v, dict):  # a results file from before issue 17
+    if not isinstance(v, dict):  # an older results file: a bare value
         return ("floor", k, v or "not measured", "")
     item = k + (" (alongside)" if v.get("alongside") else "")
     detail = v.get("measured") or v.get("note") or ""

@@ -1,6 +1,6 @@
 /*
  * treecpu.c - the CPU a command's whole process tree uses, per run (for
- * `make bench`, issue 17).
+ * `make bench`).
  *
  * hyperfine reads getrusage(RUSAGE_CHILDREN) of the command it waited
  * for, which holds only descendants that were themselves waited for.

@@ -5,8 +5,8 @@
 #   sh tools/check-layers.sh [TOP]     check TOP/src and TOP/cmd (default .)
 #                                      and the layout table of TOP/README.md
 #   sh tools/check-layers.sh --self-test
-#                                      prove the check catches the cycles the
-#                                      tree had before the layout (issue 13)
+#                                      prove the check catches the cycles an
+#                                      older tree had (before the layers)
 #
 # A layer may include its own headers and those of any layer below it.
 # Every file under src/ lives in a layer directory; a quoted include names
@@ -90,7 +90,7 @@ self_test() {
 	echo '#include "base/err.h"' > "$t/cmd/sbx/main.c"
 	check_tree "$t" > /dev/null || { echo "self-test: a clean tree failed"; return 1; }
 	fail=0
-	# The edges the tree had before issue 13, each of which must be caught.
+	# Edges an older tree had before the layers, each of which must be caught.
 	for edge in "src/workspace/artifacts.c record/result.h" \
 	            "src/lang/lang.c cli/cli.h" \
 	            "src/lang/lang.c supervise/supervise.h" \
