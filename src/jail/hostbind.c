@@ -19,11 +19,22 @@
  * directory.  The disposable workspace is a tmpfs of the jail's own
  * (workspace/), nothing of the host's.  Policy-file binds (/usr, /bin)
  * stay as they are: the jail user must not own the host's system files.
+ *
+ * A policy bind whose source lies below a directory others cannot search
+ * (root's 0700 home, a 0700 TMPDIR: the policy `sbx learn` printed for a
+ * -b of root's checkout) would be out of the jail user's reach, so sbx
+ * opens that one too, walked from "/" without following a link anywhere
+ * (a link on the way leaves it to the init, as before), and clones it
+ * plain, not idmapped: the program has others' access to its files, as
+ * it has to /usr's.
  */
 #include "jail/internal.h"
 
+#include "base/path.h"
+
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -171,9 +182,56 @@ static int make_tree(struct hostbind *hb, int fd, const char *what, const char *
 	return tree;
 }
 
+/* path_walk's check: note a directory on the way that others cannot search */
+static int note_closed(int fd, const char *walked, void *arg)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return -1;
+	if (!(st.st_mode & S_IXOTH))
+		*(bool *)arg = true;
+	return 0;
+}
+
+/*
+ * The source of policy bind M, opened (O_PATH) when a directory on its way
+ * keeps others out, walked from "/" without following any link; -1 when
+ * the jail user reaches it itself, or when a link, a missing component or
+ * anything else stops the walk: the init then binds it by its path, and
+ * says what failed there.
+ */
+static int closed_policy_source(const struct mount_entry *m)
+{
+	struct path_walk w = { .flags = O_PATH, .dotdot = true, .check = note_closed };
+	char leaf[NAME_MAX + 1];
+	bool closed = false;
+	struct stat st;
+	int root, parent, fd;
+
+	w.arg = &closed;
+	if (!m->src || m->src[0] != '/')
+		return -1;
+	root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0)
+		return -1;
+	parent = path_walk(root, m->src, &w, leaf);
+	close(root);
+	if (parent < 0)
+		return -1;
+	fd = closed ? openat(parent, leaf, O_PATH | O_NOFOLLOW | O_CLOEXEC) : -1;
+	close(parent);
+	if (fd >= 0 && (fstat(fd, &st) < 0 || S_ISLNK(st.st_mode))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 /* A command-line bind to make here: its source exists and is no symlink
  * (the init turns a symlink into the same link, and skips what is
- * optional and missing, as for any bind). */
+ * optional and missing, as for any bind); or a policy bind the jail user
+ * could not reach (closed_policy_source). */
 static int bind_tree(struct hostbind *hb, const struct mount_entry *m, int *tree,
 		     struct sbx_err *err)
 {
@@ -183,12 +241,27 @@ static int bind_tree(struct hostbind *hb, const struct mount_entry *m, int *tree
 	int fd;
 
 	*tree = -1;
-	if (m->type == MNT_BIND && m->at.option && ++hb->ntrees > JAIL_MAX_HOST_TREES)
+	if (m->type != MNT_BIND)
+		return 0;
+	if (!m->at.option) {
+		fd = closed_policy_source(m);
+		if (fd < 0)
+			return 0;
+		if (++hb->ntrees > JAIL_MAX_HOST_TREES) {
+			close(fd);
+			return err_set(err, ERR_USAGE, E2BIG, "mount %s (bind from %s): more than "
+				       "%d binds from below directories others cannot search "
+				       "and from --bind/--bind-rw options (bind a common parent "
+				       "directory instead)", m->dst, m->src, JAIL_MAX_HOST_TREES);
+		}
+		*tree = make_tree(hb, fd, "mount", m->src, attrs, false, err);
+		close(fd);
+		return *tree < 0 ? -1 : 0;
+	}
+	if (++hb->ntrees > JAIL_MAX_HOST_TREES)
 		return err_set(err, ERR_USAGE, E2BIG, "%s %s: more than %d --bind/--bind-rw "
 			       "options (bind a common parent directory instead)",
 			       m->at.option, m->src, JAIL_MAX_HOST_TREES);
-	if (m->type != MNT_BIND || !m->at.option)
-		return 0;
 	/* one no-follow open, then fstat: with lstat before a following open, a
 	 * user swapping SRC and a symlink (RENAME_EXCHANGE) had root's jail
 	 * write a directory root owns, idmapped to its owner */

@@ -180,7 +180,7 @@ int ownproc_write(int dirfd, pid_t pid, const char *name, const char *text,
 /* hostbind.c: run by root, before the clone: make PLAN's host_trees and
  * ws_tree (idmapped where the filesystem allows, else plain with one
  * warning); hostbind_close() closes the supervisor's copies. */
-#define JAIL_MAX_HOST_TREES 48 /* command-line binds (the init keeps their fds) */
+#define JAIL_MAX_HOST_TREES 48 /* binds sbx makes (hostbind.c; the init keeps their fds) */
 int hostbind_prepare(struct jail_plan *plan, int procfd, struct sbx_err *err);
 void hostbind_close(struct jail_plan *plan);
 

@@ -38,11 +38,13 @@ static char *probes_bind(void)
 	return xasprintf("%s:/probes", dir ? dir : "build/probes");
 }
 
-Test(learn, python_script_gets_a_policy_that_check_accepts_and_that_runs_ok, .timeout = 120)
+/* The script under `sbx learn -b BIND`, then under the policy it printed
+ * (and that alone: the bind must be in it). */
+static void learn_then_run_under_the_policy(const char *bind)
 {
 	struct sbx_opts quiet = { .no_record = true, .deadline_s = 60 };
 	struct sbx_result r;
-	char *dir = make_temp_dir(), *py = write_file(dir, "uses.py", script), *bind = probes_bind();
+	char *dir = make_temp_dir(), *py = write_file(dir, "uses.py", script);
 	char *policy, *json;
 
 	if (access("/usr/bin/python3", X_OK) != 0)
@@ -76,8 +78,42 @@ Test(learn, python_script_gets_a_policy_that_check_accepts_and_that_runs_ok, .ti
 	rm_tree(dir);
 	free(py);
 	free(policy);
-	free(bind);
 	free(dir);
+}
+
+Test(learn, python_script_gets_a_policy_that_check_accepts_and_that_runs_ok, .timeout = 120)
+{
+	char *bind = probes_bind();
+
+	learn_then_run_under_the_policy(bind);
+	free(bind);
+}
+
+/* A checkout in root's home (0700) or below a 0700 TMPDIR: a root caller's
+ * jail is a uid of its own that cannot enter it, yet the command-line bind
+ * works, and so must the same bind in the policy learn printed. */
+Test(learn, a_bind_below_a_0700_directory_works_under_the_learned_policy, .timeout = 120)
+{
+	char *closed = make_temp_dir(), *tree = xasprintf("%s/probes", closed), *bind, *out;
+	const char *probes = getenv("SBX_PROBES");
+	char *cmd;
+	int rc;
+
+	cr_assert_eq(chmod(closed, 0700), 0);
+	cr_assert_eq(mkdir(tree, 0755), 0);
+	cr_assert_eq(chmod(tree, 0755), 0);
+	cmd = xasprintf("cp '%s/sc_outside_default' '%s/' && chmod 0755 '%s/sc_outside_default'",
+			probes ? probes : "build/probes", tree, tree);
+	rc = host_sh(cmd, &out);
+	cr_assert_eq(rc, 0, "%s: %s", cmd, out);
+	bind = xasprintf("%s:/probes", tree);
+	learn_then_run_under_the_policy(bind);
+	rm_tree(closed);
+	free(out);
+	free(cmd);
+	free(bind);
+	free(tree);
+	free(closed);
 }
 
 /* keyctl is in @keyring (not namespaced): refused and listed, not learned. */

@@ -216,6 +216,62 @@ Test(rootuid, bind_rw_of_a_root_checkout_writes_files_root_owns)
 	free(dir);
 }
 
+/* A policy's bind below a directory only root may search (root's 0700
+ * home, where a checkout and the policy `sbx learn` printed for its -b
+ * live): sbx opens it, the jail reads what others may read there and
+ * nothing more (it is not idmapped), and a symlink on the way to it is
+ * never followed by root: the jail's own uid meets the 0700 directory. */
+Test(rootuid, policy_bind_below_a_0700_directory_is_bound_plain_never_through_a_link)
+{
+	struct sbx_result r;
+	char *dir, *closed, *tree, *policy, *linked, *out;
+	const char *cat = "cat /data/open; cat /data/mine 2>/dev/null || echo no-mine";
+	int rc;
+
+	REQUIRE_ROOT();
+	dir = make_temp_dir();
+	closed = xasprintf("%s/closed", dir);
+	tree = xasprintf("%s/tree", closed);
+	cr_assert_eq(mkdir(closed, 0700), 0);
+	cr_assert_eq(mkdir(tree, 0755), 0);
+	char *cmd = xasprintf("cd '%s' && echo open > open && chmod 0644 open && "
+			      "echo mine > mine && chmod 0600 mine && "
+			      "ln -s '%s' '%s/link'", tree, closed, dir);
+	rc = host_sh(cmd, &out);
+	cr_assert_eq(rc, 0, "%s: %s", cmd, out);
+	free(out);
+	free(cmd);
+
+	policy = xasprintf("include: \"default\"\nmount { dst: \"/data\" src: \"%s\" "
+			   "type: BIND }\n", tree);
+	free(put_test_file(dir, "closed.policy", policy));
+	free(policy);
+	policy = xasprintf("%s/closed.policy", dir);
+	sbx_run(&r, NULL, SBX_ARGV("run", "-p", policy, "--", "/bin/sh", "-c", cat));
+	ASSERT_STATUS(&r, "ok");
+	cr_assert_str_eq(r.out, "open\nno-mine\n", "others' access only, not the owner's: %s",
+			 r.err);
+	sbx_result_free(&r);
+	free(policy);
+
+	/* DIR/link -> DIR/closed: the same tree, through a link */
+	linked = xasprintf("include: \"default\"\nmount { dst: \"/data\" src: "
+			   "\"%s/link/tree\" type: BIND }\n", dir);
+	free(put_test_file(dir, "linked.policy", linked));
+	policy = xasprintf("%s/linked.policy", dir);
+	sbx_run(&r, NULL, SBX_ARGV("run", "-p", policy, "--", "/bin/sh", "-c", cat));
+	ASSERT_STATUS(&r, "setup-error");
+	cr_assert(strstr(r.err, "Permission denied"), "%s", r.err);
+	cr_assert_null(strstr(r.out, "open"), "bound through a link: %s", r.out);
+	sbx_result_free(&r);
+	rm_tree(dir);
+	free(policy);
+	free(linked);
+	free(tree);
+	free(closed);
+	free(dir);
+}
+
 /* A root-owned --workdir (mode 0755) works across runs whatever uid each
  * gets, and its files stay root's. */
 Test(rootuid, workdir_owned_by_root_works_over_three_runs)
