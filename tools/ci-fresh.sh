@@ -1,41 +1,100 @@
 #!/bin/sh
-# CI: the README's two commands (`make demo`, then `make check`), in that
-# order, in a clean clone on a machine where the build packages look not
-# installed until `make deps` installs them.  A PATH of stand-ins makes it
-# so without touching the host: pkg-config and dpkg-query find nothing and
-# apt-get "installs" (creates a stamp) until then; after it they are the
-# real ones.  `make demo` once read pkg-config before deps ran and failed to
-# link (undefined reference to cJSON_CreateNull); the second run worked.
-# Needs root (tools/deps.sh installs only as root) and git.
-# SBX_FRESH_STEPS="demo" runs the first command only.
+# CI: the README's first steps and its two commands on a fresh Debian 12,
+# as a new user of sbx would run them: a minimal root made by debootstrap
+# (--variant=minbase) from Debian's archive, entered as a container (its
+# own mount and pid namespaces, pivot_root, a fresh /proc, a tmpfs /tmp),
+# where only what the README names is installed first (git, make).  Then,
+# as root with the clone in root's home (mode 0700), and as a new user
+# with the clone in a 0700 home of its own: `make demo`, then `make check`.
+# The lab machine has every tool installed and stages its clones in 0755
+# directories, which once hid a test that failed in a 0700 home and a
+# tool `make deps` did not install.
+#
+# Needs root, debootstrap (installed when missing) and Debian's archive.
+# Measured on the 2-core CI machine: about 2 min for debootstrap, 3 min for
+# the packages `make deps` installs, 6 min for each user's two commands.
+# SBX_FRESH_STEPS="demo" runs the first command only; SBX_FRESH_USERS="root"
+# leaves the new user out; SBX_FRESH_MIRROR names another Debian mirror.
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d /tmp/sbx-fresh.XXXXXX)
-trap 'rm -rf "$work"' EXIT INT TERM
-git clone -q "$src" "$work/sbx"
-fake=$work/bin
-stamp=$work/installed
-mkdir "$fake"
-cat >"$fake/pkg-config" <<EOF
+steps=${SBX_FRESH_STEPS:-demo check}
+users=${SBX_FRESH_USERS:-root fresh}
+mirror=${SBX_FRESH_MIRROR:-$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources \
+	2>/dev/null | head -n 1)}
+mirror=${mirror:-http://deb.debian.org/debian}
+
+if [ "$(id -u)" != 0 ]; then
+	echo "ci-fresh: needs root (debootstrap and a container); run it as root" >&2
+	exit 2
+fi
+if ! command -v debootstrap >/dev/null; then
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap
+fi
+
+# Not below /tmp: the container mounts a tmpfs on its own /tmp.  The
+# container's mounts live in its own mount namespace and end with it.
+work=$(mktemp -d /var/tmp/sbx-fresh.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+trap 'exit 130' INT TERM
+root=$work/root
+t0=$(date +%s)
+echo "== fresh: debootstrap --variant=minbase bookworm from $mirror"
+if ! debootstrap --variant=minbase bookworm "$root" "$mirror" >"$work/debootstrap.log" 2>&1; then
+	tail -n 20 "$work/debootstrap.log" >&2
+	echo "ci-fresh: debootstrap failed (log above)" >&2
+	exit 2
+fi
+echo "== fresh: root made in $(($(date +%s) - t0)) s"
+cp /etc/resolv.conf "$root/etc/resolv.conf"
+# What the user clones: this tree as committed, world-readable
+git clone -q --bare "$src" "$root/srv/sbx.git"
+chmod -R a+rX "$root/srv"
+
+cat >"$root/fresh.sh" <<'EOF'
 #!/bin/sh
-[ -e "$stamp" ] && exec /usr/bin/pkg-config "\$@"
-echo "pkg-config (stand-in): nothing installed yet" >&2
-exit 1
-EOF
-cat >"$fake/dpkg-query" <<EOF
-#!/bin/sh
-[ -e "$stamp" ] && exec /usr/bin/dpkg-query "\$@"
-exit 1
-EOF
-cat >"$fake/apt-get" <<EOF
-#!/bin/sh
-case " \$* " in *" install "*) touch "$stamp" ;; esac
-exit 0
-EOF
-chmod 0755 "$fake/pkg-config" "$fake/dpkg-query" "$fake/apt-get"
-chmod 0755 "$work"
-cd "$work/sbx"
-for step in ${SBX_FRESH_STEPS:-demo check}; do
-	echo "== fresh clone: make $step"
-	PATH="$fake:$PATH" make "$step"
+set -eu
+export DEBIAN_FRONTEND=noninteractive
+step() { echo "== fresh ($1): $2"; }
+step root "apt-get install git make (the README's first step)"
+apt-get update -qq
+apt-get install -y -qq git make >/dev/null
+for user in $USERS; do
+	if [ "$user" = root ]; then
+		home=/root
+		as() { sh -c "$1"; }
+	else
+		useradd -m -s /bin/sh "$user"
+		home=/home/$user
+		as() { su -s /bin/sh "$user" -c "$1"; }
+	fi
+	chmod 0700 "$home"
+	step "$user" "git clone into $home (mode 0700)"
+	as "git clone -q /srv/sbx.git $home/sbx"
+	for s in $STEPS; do
+		t=$(date +%s)
+		step "$user" "make $s"
+		as "cd $home/sbx && make $s"
+		step "$user" "make $s passed in $(($(date +%s) - t)) s"
+	done
 done
+EOF
+
+# The container: a private copy of the mount table, pid 1 of its own pid
+# namespace, the new root bound onto itself for pivot_root.
+unshare --mount --pid --fork --propagation private \
+	env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin STEPS="$steps" USERS="$users" sh -euc '
+	r=$1
+	mount --bind "$r" "$r"
+	mount -t proc proc "$r/proc"
+	mount --rbind /dev "$r/dev"
+	mount --rbind /sys "$r/sys"
+	mount -t tmpfs -o mode=1777 tmpfs "$r/tmp"
+	mkdir "$r/.host"
+	cd "$r"
+	pivot_root . .host
+	umount -l /.host
+	rmdir /.host
+	cd /
+	exec env HOME=/root TERM=dumb LANG=C.UTF-8 sh /fresh.sh
+' sh "$root"
+echo "== fresh: all passed in $(($(date +%s) - t0)) s"
