@@ -41,14 +41,18 @@ static const struct ns_kind {
 	{ CLONE_NEWCGROUP, "cgroup", "max_cgroup_namespaces", "CONFIG_CGROUPS" },
 };
 
+/* Every call sbx builds the jail with that a container profile may refuse:
+ * the namespace calls, the old mount calls and the new mount API. */
 #define SECCOMP_FIX \
-	"allow clone, unshare, mount, umount2, pivot_root and setns in the container's " \
-	"seccomp profile: docker/podman run --security-opt " \
+	"allow clone, unshare, setns, mount, umount2, pivot_root and the new mount API " \
+	"(open_tree, move_mount, fsopen, fsconfig, fsmount, mount_setattr) in the " \
+	"container's seccomp profile: docker/podman run --security-opt " \
 	"seccomp=contrib/engines/seccomp-sbx.json (or add {\"names\":[\"clone\",\"unshare\"," \
-	"\"mount\",\"umount2\",\"pivot_root\",\"setns\"],\"action\":\"SCMP_ACT_ALLOW\"} " \
-	"to yours); Kubernetes: securityContext.seccompProfile {type: Localhost, " \
-	"localhostProfile: sbx.json} (contrib/engines/kubernetes-job.yaml); or run sbx " \
-	"on the host"
+	"\"setns\",\"mount\",\"umount2\",\"pivot_root\",\"open_tree\",\"move_mount\"," \
+	"\"fsopen\",\"fsconfig\",\"fsmount\",\"mount_setattr\"],\"action\":" \
+	"\"SCMP_ACT_ALLOW\"} to yours); Kubernetes: securityContext.seccompProfile " \
+	"{type: Localhost, localhostProfile: sbx.json} " \
+	"(contrib/engines/kubernetes-job.yaml); or run sbx on the host"
 #define APPARMOR_FIX \
 	"on Ubuntu >= 23.10 'sysctl kernel.apparmor_restrict_unprivileged_userns=1' " \
 	"confines user namespaces: load sbx's profile (sudo install -m 0644 " \
@@ -97,7 +101,7 @@ static long read_long(const char *path)
 }
 
 /* The Seccomp: line of /proc/self/status (0 none, 2 filter), -1 unknown. */
-static int seccomp_mode(void)
+int jail_seccomp_mode(void)
 {
 	FILE *f = fopen("/proc/self/status", "re");
 	char line[256];
@@ -129,7 +133,7 @@ static const char *surroundings(void)
 		return " in a Docker container";
 	if (access("/run/.containerenv", F_OK) == 0)
 		return " in a podman container";
-	if (seccomp_mode() == 2)
+	if (jail_seccomp_mode() == 2)
 		return " under a seccomp filter (a container runtime or a sandbox)";
 	return "";
 }
@@ -153,7 +157,7 @@ static int user_refused(int e, struct sbx_err *err)
 			       "not mapped in the user namespace sbx runs in (it shows as "
 			       "65534): map it there (unshare --map-current-user, or a "
 			       "uid_map line for it)", strerror(e));
-	if (e == EPERM && seccomp_mode() == 2)
+	if (e == EPERM && jail_seccomp_mode() == 2)
 		return err_set(err, ERR_SETUP, e, "clone(CLONE_NEWUSER): %s: a seccomp "
 			       "filter refuses new namespaces (sbx runs%s; unshare() %s): %s",
 			       strerror(e), where, un == 0 ? "is allowed, clone() is not"
@@ -201,13 +205,66 @@ static int other_refused(const struct ns_kind *ns, int e, struct sbx_err *err)
 		return err_set(err, ERR_SETUP, e, "clone(CLONE_NEWUSER|%s namespace): %s: "
 			       "this kernel has no %s namespaces (%s)", ns->name,
 			       strerror(e), ns->name, ns->config);
-	if (e == EPERM && seccomp_mode() == 2)
+	if (e == EPERM && jail_seccomp_mode() == 2)
 		return err_set(err, ERR_SETUP, e, "clone(CLONE_NEWUSER|%s namespace): %s: "
 			       "a seccomp filter refuses it (sbx runs%s): %s", ns->name,
 			       strerror(e), surroundings(), SECCOMP_FIX);
 	return err_set(err, ERR_SETUP, e, "clone(CLONE_NEWUSER|%s namespace): %s: the "
 		       "kernel or a security module refuses %s namespaces inside a user "
 		       "namespace%s", ns->name, strerror(e), ns->name, surroundings());
+}
+
+/*
+ * The mount calls the jail is built with, each made with arguments the
+ * kernel rejects on its own before it looks at any permission (a bad
+ * flag, an empty path, a bad descriptor: EINVAL, ENOENT, EBADF).  EPERM
+ * or ENOSYS back is then a seccomp filter's answer, not the kernel's.
+ * Run in the jail's init, which holds CAP_SYS_ADMIN over its mount
+ * namespace (pivot_root, fsopen and fsmount check that first).
+ */
+static const char *const mount_calls[] = {
+	"mount", "umount2", "pivot_root", "open_tree", "move_mount", "fsopen", "fsconfig",
+	"fsmount", "mount_setattr",
+};
+
+static long probe_mount_call(size_t i)
+{
+	switch (i) {
+	case 0: return syscall(SYS_mount, NULL, "", NULL, 0UL, NULL);
+	case 1: return syscall(SYS_umount2, "", ~0);
+	case 2: return syscall(SYS_pivot_root, "", "");
+	case 3: return syscall(SYS_open_tree, -1, "", ~0U);
+	case 4: return syscall(SYS_move_mount, -1, "", -1, "", ~0U);
+	case 5: return syscall(SYS_fsopen, NULL, ~0U);
+	case 6: return syscall(SYS_fsconfig, -1, ~0U, NULL, NULL, 0);
+	case 7: return syscall(SYS_fsmount, -1, ~0U, 0U);
+	default: return syscall(SYS_mount_setattr, -1, "", ~0U, NULL, 0UL);
+	}
+}
+
+const char *jail_mount_refusal(int e)
+{
+	static char text[1024];
+	char calls[256] = "";
+	size_t n = 0;
+	int saved = errno;
+
+	if ((e != EPERM && e != ENOSYS) || jail_seccomp_mode() != 2)
+		return NULL;
+	for (size_t i = 0; i < sizeof(mount_calls) / sizeof(mount_calls[0]); i++) {
+		errno = 0;
+		if (probe_mount_call(i) < 0 && errno == e && n < sizeof(calls))
+			n += snprintf(calls + n, sizeof(calls) - n, "%s%s", n ? ", " : "",
+				      mount_calls[i]);
+	}
+	errno = saved;
+	if (!n)
+		return NULL;
+	snprintf(text, sizeof(text), "a seccomp filter sbx runs under answers %s for %s "
+		 "(sbx runs%s%s): %s", e == EPERM ? "EPERM" : "ENOSYS", calls, surroundings(),
+		 e == ENOSYS ? "; this kernel has the calls: a profile older than a call "
+		 "answers ENOSYS for it" : "", SECCOMP_FIX);
+	return text;
 }
 
 int jail_diagnose_clone(int flags, int e, struct sbx_err *err)

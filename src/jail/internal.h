@@ -99,6 +99,14 @@ struct root_build {
 /* mount.c: set ERR for step STEP of mount M failing with E (-1); keep the
  * tmpfs MNT by a dup of its fd for the meter (-1, errno). */
 int mount_fail(struct sbx_err *err, int e, const struct mount_entry *m, const char *step);
+/* sbx's own refusal of M (no call failed; EPERM): WHY, without an errno text. */
+int mount_refuse(struct sbx_err *err, const struct mount_entry *m, const char *why);
+/* diagnose.c: the Seccomp: mode of this process (0, 2; -1 unknown); after a
+ * mount call failed with E (EPERM, ENOSYS) in the init, the message naming
+ * the filter that answered and the calls it refuses, or NULL when no filter
+ * answers any of them so (the kernel refused). */
+int jail_seccomp_mode(void);
+const char *jail_mount_refusal(int e);
 int mount_keep_tmpfs(struct root_build *b, int mnt);
 /* mount_bind.c: open every bind source and the workspace while the host
  * is visible; bind M from its source S. */

@@ -28,7 +28,16 @@
 #include "base/path.h"
 #include "policy/policy.h"
 
-#define NEEDS_KERNEL "the new mount API: sbx needs Linux 5.12 or later"
+/* Why a mount call failed with E: a filter above sbx when one answered it
+ * (jail_mount_refusal), the kernel's age for an ENOSYS otherwise. */
+static const char *mount_cause(int e)
+{
+	const char *filter = jail_mount_refusal(e);
+
+	if (filter)
+		return filter;
+	return e == ENOSYS ? "the new mount API: sbx needs Linux 5.12 or later" : strerror(e);
+}
 
 /* Keep a tmpfs for the meter by the mount fd itself: a path opened later
  * could lead to another tmpfs (a mount over it, a renamed rw-bind dir). */
@@ -58,10 +67,22 @@ static const char *type_name(enum mount_type t)
 	return t <= MNT_SYMLINK ? names[t] : "?";
 }
 
+int mount_refuse(struct sbx_err *err, const struct mount_entry *m, const char *why)
+{
+	return err_set(err, ERR_SETUP, EPERM, "mount %s (%s from %s): %s", m->dst,
+		       type_name(m->type), m->src ? m->src : "-", why);
+}
+
 int mount_fail(struct sbx_err *err, int e, const struct mount_entry *m, const char *step)
 {
+	const char *filter = jail_mount_refusal(e);
+
+	if (filter)
+		return err_set(err, ERR_SETUP, e, "mount %s (%s%s%s): %s: %s: %s", m->dst,
+			       type_name(m->type), m->src ? " from " : "", m->src ? m->src : "",
+			       step, strerror(e), filter);
 	if (e == ENOSYS)
-		step = NEEDS_KERNEL;
+		step = mount_cause(e);
 	if (e == ELOOP)
 		step = "the destination passes through a symlink (refused: it "
 		       "could point outside the jail)";
@@ -236,10 +257,10 @@ static int make_readonly(struct root_build *b, struct sbx_err *err)
 	for (size_t i = 0; i < b->ndeferred; i++)
 		if (mount_setattr(b->deferred[i], "", AT_EMPTY_PATH, &ro, sizeof(ro)) < 0)
 			return err_set(err, ERR_SETUP, errno, "remount a tmpfs read-only: %s",
-				       errno == ENOSYS ? NEEDS_KERNEL : strerror(errno));
+				       mount_cause(errno));
 	if (mount_setattr(b->root_fd, "", AT_EMPTY_PATH, &root, sizeof(root)) < 0)
 		return err_set(err, ERR_SETUP, errno, "remount the root read-only: %s",
-			       errno == ENOSYS ? NEEDS_KERNEL : strerror(errno));
+			       mount_cause(errno));
 	return 0;
 }
 
@@ -251,10 +272,10 @@ static int enter_root(struct root_build *b, struct sbx_err *err)
 		return err_set(err, ERR_SETUP, errno, "chdir to the new root: %s",
 			       strerror(errno));
 	if (syscall(SYS_pivot_root, ".", ".") < 0)
-		return err_set(err, ERR_SETUP, errno, "pivot_root: %s", strerror(errno));
+		return err_set(err, ERR_SETUP, errno, "pivot_root: %s", mount_cause(errno));
 	if (umount2(".", MNT_DETACH) < 0)
 		return err_set(err, ERR_SETUP, errno, "detaching the host root: %s",
-			       strerror(errno));
+			       mount_cause(errno));
 	if (chdir("/") < 0)
 		return err_set(err, ERR_SETUP, errno, "chdir /: %s", strerror(errno));
 	vlog_line(&b->plan->vlog, "pivot_root done");
@@ -269,14 +290,14 @@ static int new_root(struct root_build *b, struct sbx_err *err)
 	 * mount events do not reach the jail. */
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		return err_set(err, ERR_SETUP, errno, "making mounts private: %s",
-			       strerror(errno));
+			       mount_cause(errno));
 	if (mount_open_sources(b, err) < 0)
 		return -1;
 	b->root_fd = mp_new_fs("tmpfs", opts, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
 	if (b->root_fd < 0 || move_mount(b->root_fd, "", AT_FDCWD, JAIL_BUILD_DIR,
 					 MOVE_MOUNT_F_EMPTY_PATH) < 0)
 		return err_set(err, ERR_SETUP, errno, "mount the root tmpfs on %s: %s",
-			       JAIL_BUILD_DIR, errno == ENOSYS ? NEEDS_KERNEL : strerror(errno));
+			       JAIL_BUILD_DIR, mount_cause(errno));
 	if (mount_keep_tmpfs(b, b->root_fd) < 0)
 		return err_set(err, ERR_SETUP, errno, "keeping the root tmpfs for the "
 			       "memory meter: %s", strerror(errno));

@@ -246,11 +246,11 @@ int mount_bind(struct root_build *b, const struct mount_entry *m, const struct b
 		return mount_fail(err, errno, m, "fstat of the source");
 	/* a host procfs shows the host's processes: the jail has its own /proc */
 	if (s->procfs > 0)
-		return mount_fail(err, EPERM, m, "the source is or holds a host procfs "
+		return mount_refuse(err, m, "the source is or holds a host procfs "
 				  "(refused: it shows every host process; the jail "
 				  "has its own /proc)");
 	if (s->procfs < 0) /* fail closed: what cannot be checked is not bound */
-		return mount_fail(err, EPERM, m, "cannot tell whether the source holds "
+		return mount_refuse(err, m, "cannot tell whether the source holds "
 				  "a host procfs (no /proc/self/mountinfo)");
 	dst = mp_make(b, m->dst, S_ISDIR(st.st_mode) ? LEAF_DIR : LEAF_FILE, NULL);
 	if (dst < 0)

@@ -207,6 +207,36 @@ Test(hosts, a_filter_on_namespace_clone_only_is_named, .timeout = 240)
 		       "--security-opt seccomp=");
 }
 
+/* A runtime's profile older than the new mount API answers ENOSYS for it
+ * on a kernel that has it: the cause is that filter, not the kernel's age,
+ * and the fix names every call the profile must allow. */
+Test(hosts, enosys_for_the_new_mount_api_from_a_filter_names_the_filter, .timeout = 240)
+{
+	struct verdict v = { 0 };
+
+	NEED_USERNS();
+	expect_refused(SIM("--seccomp", "newmount"), "a seccomp filter sbx runs under answers "
+		       "ENOSYS for open_tree, move_mount, fsopen, fsconfig, fsmount, mount_setattr",
+		       "--security-opt seccomp=");
+	judge(SIM("--seccomp", "newmount"), &v);
+	cr_assert_null(strstr(v.message, "Linux 5.12"), "the kernel is blamed: %s", v.message);
+	verdict_free(&v);
+}
+
+Test(hosts, a_filter_on_pivot_root_only_is_named, .timeout = 240)
+{
+	NEED_USERNS();
+	expect_refused(SIM("--seccomp", "pivot_root"), "pivot_root: a seccomp filter sbx runs "
+		       "under answers EPERM for pivot_root", "\"pivot_root\"");
+}
+
+Test(hosts, a_filter_on_open_tree_only_is_named, .timeout = 240)
+{
+	NEED_USERNS();
+	expect_refused(SIM("--seccomp", "open_tree"), "answers EPERM for open_tree (",
+		       "\"open_tree\"");
+}
+
 /* uid 0 of a user namespace that maps one uid: a rootless container */
 Test(hosts, rootless_container_runs_jobs, .timeout = 240)
 {

@@ -12,6 +12,11 @@
  *   --seccomp clone    only clone with a namespace flag refused (EPERM)
  *   --seccomp seccomp  only the seccomp() call refused (EPERM): a filter can
  *                      still be loaded with prctl, without a listener
+ *   --seccomp newmount ENOSYS for the new mount API (open_tree, move_mount,
+ *                      fsopen, fsconfig, fsmount, fspick, mount_setattr), as
+ *                      a runtime's profile older than those calls answers
+ *   --seccomp pivot_root  only pivot_root refused (EPERM)
+ *   --seccomp open_tree   only open_tree refused (EPERM)
  *   --userns           a user namespace that maps only the caller, as uid 0
  *                      (unshare -Ur, rootless containers)
  *   --unmapped         a user namespace with no uid/gid map: the caller's uid
@@ -126,6 +131,8 @@ static void install_seccomp(const char *kind)
 {
 	static const char *const docker[] = { "unshare", "setns", "mount", "umount2",
 		"pivot_root", "add_key", "keyctl", "request_key", "bpf", NULL };
+	static const char *const newmount[] = { "open_tree", "move_mount", "fsopen",
+		"fsconfig", "fsmount", "fspick", "mount_setattr", NULL };
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 
 	if (!ctx)
@@ -142,8 +149,14 @@ static void install_seccomp(const char *kind)
 		rule(ctx, ENOSYS, "clone3"); /* glibc would use clone3 otherwise */
 	} else if (!strcmp(kind, "seccomp")) {
 		rule(ctx, EPERM, "seccomp");
+	} else if (!strcmp(kind, "newmount")) {
+		for (const char *const *n = newmount; *n; n++)
+			rule(ctx, ENOSYS, *n);
+	} else if (!strcmp(kind, "pivot_root") || !strcmp(kind, "open_tree")) {
+		rule(ctx, EPERM, kind);
 	} else {
-		fprintf(stderr, "sbx-sim: --seccomp docker|unshare|clone|seccomp\n");
+		fprintf(stderr, "sbx-sim: --seccomp docker|unshare|clone|seccomp|newmount|"
+			"pivot_root|open_tree\n");
 		exit(2);
 	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || seccomp_load(ctx) < 0)
