@@ -111,10 +111,20 @@ static void fix_seccomp(struct check *c)
 {
 	long mode;
 
-	if (c->state != DOC_OK)
+	if (c->state == DOC_LIMITED && strstr(c->detail, "the seccomp() call itself")) {
+		doctor_fmt(c->fix, sizeof(c->fix), "optional: allow the seccomp() call in the "
+		    "profile sbx runs under (contrib/engines/seccomp-sbx.json allows it) to "
+		    "get the report of refused calls; or run sbx with --no-syscall-report");
+		return;
+	}
+	if (c->state == DOC_MISSING)
 		doctor_fmt(c->fix, sizeof(c->fix), "a kernel built with CONFIG_SECCOMP_FILTER "
 		    "(Linux >= 4.14 for kill_process) is required; sbx will not run "
 		    "without a filter");
+	else if (c->state == DOC_LIMITED)
+		doctor_fmt(c->fix, sizeof(c->fix), "optional: Linux >= 5.0 has user_notif (the "
+		    "report of refused calls) and >= 4.14 log; sbx runs without them and "
+		    "says so in the record");
 	mode = prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
 	if (mode == 2)
 		doctor_fmt(c->detail + strlen(c->detail), sizeof(c->detail) - strlen(c->detail),
@@ -192,7 +202,8 @@ static bool run_checks(struct check *checks)
 			doctor_fmt(c->fix, sizeof(c->fix), "needs user namespaces: fix that first");
 		else
 			check_defs[i].fix(c);
-		if (c->required && c->state != DOC_OK)
+		/* limited: run works without the part that is missing, and says so */
+		if (c->required && c->state == DOC_MISSING)
 			ok = false;
 	}
 	return ok;

@@ -367,6 +367,7 @@ enum doctor_state probe_seccomp(char *detail, size_t len)
 		{ SECCOMP_RET_LOG, "log" },
 	};
 	char missing[128] = "";
+	int why = 0;
 	size_t i;
 
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
@@ -374,9 +375,23 @@ enum doctor_state probe_seccomp(char *detail, size_t len)
 		return DOC_MISSING;
 	}
 	for (i = 0; i < sizeof(acts) / sizeof(acts[0]); i++)
-		if (!action_avail(acts[i].act))
+		if (!action_avail(acts[i].act)) {
+			why = errno;
 			doctor_fmt(missing + strlen(missing), sizeof(missing) - strlen(missing),
 			    "%s%s", missing[0] ? "," : "", acts[i].name);
+		}
+	/* The kernel answers EOPNOTSUPP for an action it lacks; EPERM or ENOSYS
+	 * for the query itself is a filter above sbx refusing the seccomp()
+	 * call.  Filters then still load through prctl(PR_SET_SECCOMP), as
+	 * run's do, but without a listener: no report of refused calls. */
+	if (why == EPERM || why == ENOSYS) {
+		if (load_trivial_filter(detail, len) < 0)
+			return DOC_MISSING;
+		doctor_fmt(detail, len, "filters load through prctl; a filter sbx runs under "
+			   "refuses the seccomp() call itself (%s): no report of refused "
+			   "calls (denied_syscalls is null)", strerror(why));
+		return DOC_LIMITED;
+	}
 	if (load_trivial_filter(detail, len) < 0)
 		return DOC_MISSING;
 	if (missing[0]) {

@@ -33,6 +33,7 @@ struct verdict {
 	int doctor_exit;
 	bool doctor_ok;
 	char *doctor_fix;  /* the "sbx run" check's fix (run's message), or "" */
+	char *doctor_seccomp; /* the "seccomp" check: "STATE: DETAIL / FIX" */
 };
 
 static const char *sim_path(void)
@@ -94,6 +95,11 @@ static void read_doctor(const char *json, struct verdict *v)
 			free(v->doctor_fix);
 			v->doctor_fix = strdup(fix);
 		}
+		if (name && !strcmp(name, "seccomp"))
+			v->doctor_seccomp = xasprintf("%s: %s / %s",
+				cJSON_GetStringValue(cJSON_GetObjectItem(c, "state")),
+				cJSON_GetStringValue(cJSON_GetObjectItem(c, "detail")),
+				fix ? fix : "(no fix)");
 	}
 	cJSON_Delete(root);
 }
@@ -151,6 +157,7 @@ static void verdict_free(struct verdict *v)
 	free(v->status);
 	free(v->message);
 	free(v->doctor_fix);
+	free(v->doctor_seccomp);
 }
 
 /* Run works there, and doctor says so. */
@@ -321,7 +328,9 @@ Test(hosts, low_ulimit_n_names_ulimit_n, .timeout = 240)
 
 /* Only seccomp() refused, as by a container's profile: run loads its filter
  * with prctl and works, but had no listener and lost the refused-syscall
- * report with nothing to say so.  The record's message names why. */
+ * report with nothing to say so.  The record's message names why, and
+ * doctor agrees: run can work, its seccomp line is limited for that cause
+ * (it once said a kernel with CONFIG_SECCOMP_FILTER was required). */
 Test(hosts, a_refused_seccomp_call_runs_and_says_the_report_is_lost, .timeout = 240)
 {
 	struct verdict v = { 0 };
@@ -332,6 +341,11 @@ Test(hosts, a_refused_seccomp_call_runs_and_says_the_report_is_lost, .timeout = 
 	cr_assert_str_eq(v.status ? v.status : "(none)", "ok");
 	cr_assert(strstr(v.message, "no report of refused system calls") &&
 		  strstr(v.message, "refuses the seccomp() call"), "%s", v.message);
+	cr_assert(v.doctor_ok && v.doctor_exit == 0, "run works but doctor says no (exit %d): "
+		  "%s", v.doctor_exit, v.doctor_seccomp);
+	cr_assert(v.doctor_seccomp && strstr(v.doctor_seccomp, "limited: ") &&
+		  strstr(v.doctor_seccomp, "refuses the seccomp() call itself") &&
+		  !strstr(v.doctor_seccomp, "CONFIG_SECCOMP_FILTER"), "%s", v.doctor_seccomp);
 	verdict_free(&v);
 }
 
