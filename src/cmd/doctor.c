@@ -9,6 +9,7 @@
  * usage.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "cmd/commands.h"
 #include "cmd/doctor.h"
 #include "cmd/help.h"
+#include "jail/jail.h"
 
 #define APPARMOR_FIX \
 	"load the AppArmor profile shipped with sbx: " \
@@ -152,22 +154,53 @@ struct check_def {
 	bool required;
 	probe_fn probe;
 	void (*fix)(struct check *c);
+	int clone_flags; /* the namespaces it makes, as the jail's clone does */
 };
+
+/*
+ * A check that failed before its own probe could look: run's classifier
+ * names the cause, so that the line and run's message agree.  The probe's
+ * fork refused (ulimit -u): the process limit.  A namespace check: the
+ * classifier of the jail's failed clone, which tries each namespace as the
+ * jail makes it and names the namespace and the mechanism that refused
+ * (a filter on clone alone, a namespace count of 0, another sbx jail...).
+ * False when it finds each namespace works on its own (the cause is past
+ * the clone: the line's own fix then).
+ */
+static bool fix_from_run(struct check *c, int clone_flags)
+{
+	struct sbx_err err = { 0 };
+
+	if (!strncmp(c->detail, "fork: ", 6)) {
+		err_resource(&err, "fork (doctor's probe)", EAGAIN);
+		doctor_fmt(c->fix, sizeof(c->fix), "%s", err.msg);
+		return true;
+	}
+	if (!clone_flags)
+		return false;
+	jail_diagnose_clone(clone_flags, 0, &err);
+	if (!strncmp(err.msg, "clone (new namespaces)", 22))
+		return false;
+	doctor_fmt(c->fix, sizeof(c->fix), "%s", err.msg);
+	return true;
+}
 
 /* "user namespaces" must stay first: the namespace checks depend on it. */
 static const struct check_def check_defs[] = {
-	{ "user namespaces", true, probe_userns, fix_userns },
-	{ "mount namespace", true, probe_mount, fix_inside_userns },
-	{ "pid namespace+proc", true, probe_proc, fix_inside_userns },
-	{ "own /proc", true, probe_own_proc, fix_inside_userns },
-	{ "network namespace", true, probe_net, fix_inside_userns },
-	{ "ipc/uts/cgroup ns", true, probe_other_ns, fix_inside_userns },
-	{ "seccomp", true, probe_seccomp, fix_seccomp },
-	{ "cgroup v2", false, probe_cgroup, fix_optional },
-	{ "landlock", false, probe_landlock, fix_optional },
-	{ "pidfd_open", false, probe_pidfd, fix_optional },
-	{ "close_range", false, probe_close_range, fix_optional },
-	{ "openat2", false, probe_openat2, fix_optional },
+	{ "user namespaces", true, probe_userns, fix_userns, CLONE_NEWUSER },
+	{ "mount namespace", true, probe_mount, fix_inside_userns, CLONE_NEWUSER | CLONE_NEWNS },
+	{ "pid namespace+proc", true, probe_proc, fix_inside_userns,
+	  CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID },
+	{ "own /proc", true, probe_own_proc, fix_inside_userns, 0 },
+	{ "network namespace", true, probe_net, fix_inside_userns, CLONE_NEWUSER | CLONE_NEWNET },
+	{ "ipc/uts/cgroup ns", true, probe_other_ns, fix_inside_userns,
+	  CLONE_NEWUSER | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP },
+	{ "seccomp", true, probe_seccomp, fix_seccomp, 0 },
+	{ "cgroup v2", false, probe_cgroup, fix_optional, 0 },
+	{ "landlock", false, probe_landlock, fix_optional, 0 },
+	{ "pidfd_open", false, probe_pidfd, fix_optional, 0 },
+	{ "close_range", false, probe_close_range, fix_optional, 0 },
+	{ "openat2", false, probe_openat2, fix_optional, 0 },
 };
 
 #define NDEFS (sizeof(check_defs) / sizeof(check_defs[0]))
@@ -200,7 +233,7 @@ static bool run_checks(struct check *checks)
 		if (check_defs[i].fix == fix_inside_userns && c->state != DOC_OK &&
 		    userns->state != DOC_OK)
 			doctor_fmt(c->fix, sizeof(c->fix), "needs user namespaces: fix that first");
-		else
+		else if (c->state == DOC_OK || !fix_from_run(c, check_defs[i].clone_flags))
 			check_defs[i].fix(c);
 		/* limited: run works without the part that is missing, and says so */
 		if (c->required && c->state == DOC_MISSING)

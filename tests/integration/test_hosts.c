@@ -33,7 +33,7 @@ struct verdict {
 	int doctor_exit;
 	bool doctor_ok;
 	char *doctor_fix;  /* the "sbx run" check's fix (run's message), or "" */
-	char *doctor_seccomp; /* the "seccomp" check: "STATE: DETAIL / FIX" */
+	char *doctor_json; /* doctor --json's output */
 };
 
 static const char *sim_path(void)
@@ -95,13 +95,41 @@ static void read_doctor(const char *json, struct verdict *v)
 			free(v->doctor_fix);
 			v->doctor_fix = strdup(fix);
 		}
-		if (name && !strcmp(name, "seccomp"))
-			v->doctor_seccomp = xasprintf("%s: %s / %s",
-				cJSON_GetStringValue(cJSON_GetObjectItem(c, "state")),
-				cJSON_GetStringValue(cJSON_GetObjectItem(c, "detail")),
-				fix ? fix : "(no fix)");
 	}
 	cJSON_Delete(root);
+	v->doctor_json = strdup(json ? json : "");
+}
+
+/* doctor's line NAME as "STATE: DETAIL / FIX" (to free), or "(no line NAME)". */
+static char *doctor_line(const struct verdict *v, const char *name)
+{
+	cJSON *root = cJSON_Parse(v->doctor_json), *c;
+	char *line = NULL;
+
+	cJSON_ArrayForEach(c, cJSON_GetObjectItem(root, "checks")) {
+		const char *n = cJSON_GetStringValue(cJSON_GetObjectItem(c, "name"));
+		const char *fix = cJSON_GetStringValue(cJSON_GetObjectItem(c, "fix"));
+
+		if (n && !strcmp(n, name) && !line)
+			line = xasprintf("%s: %s / %s",
+					 cJSON_GetStringValue(cJSON_GetObjectItem(c, "state")),
+					 cJSON_GetStringValue(cJSON_GetObjectItem(c, "detail")),
+					 fix ? fix : "(no fix)");
+	}
+	cJSON_Delete(root);
+	return line ? line : xasprintf("(no line %s)", name);
+}
+
+/* doctor's line for the feature that failed gives run's cause and fix. */
+static void expect_line_agrees(const struct verdict *v, const char *name, const char *what,
+			       const char *fix)
+{
+	char *line = doctor_line(v, name);
+
+	cr_assert(strstr(line, "missing: ") && strstr(line, what) && strstr(line, fix),
+		  "doctor's '%s' line does not give run's cause '%s' and fix '%s': %s", name,
+		  what, fix, line);
+	free(line);
 }
 
 /* The record goes beside the binary under test: the sims hide TMPDIR. */
@@ -157,7 +185,7 @@ static void verdict_free(struct verdict *v)
 	free(v->status);
 	free(v->message);
 	free(v->doctor_fix);
-	free(v->doctor_seccomp);
+	free(v->doctor_json);
 }
 
 /* Run works there, and doctor says so. */
@@ -173,8 +201,11 @@ static void expect_ok(const char *const *settings)
 	verdict_free(&v);
 }
 
-/* Run fails with a setup error naming WHAT and FIX, and doctor gives that. */
-static void expect_refused(const char *const *settings, const char *what, const char *fix)
+/* Run fails with a setup error naming WHAT and FIX, and doctor gives that:
+ * in its trial line and, when LINE is not NULL, in the line of the feature
+ * that failed. */
+static void expect_refused_at(const char *const *settings, const char *what, const char *fix,
+			      const char *line)
 {
 	struct verdict v = { 0 };
 
@@ -187,7 +218,14 @@ static void expect_refused(const char *const *settings, const char *what, const 
 		  v.doctor_exit, v.doctor_ok);
 	cr_assert(strstr(v.doctor_fix, what) && strstr(v.doctor_fix, fix),
 		  "doctor's fix is not run's: %s\nrun: %s", v.doctor_fix, v.message);
+	if (line)
+		expect_line_agrees(&v, line, what, fix);
 	verdict_free(&v);
+}
+
+static void expect_refused(const char *const *settings, const char *what, const char *fix)
+{
+	expect_refused_at(settings, what, fix, NULL);
 }
 
 #define SIM(...) ((const char *const[]){ __VA_ARGS__, NULL })
@@ -210,8 +248,8 @@ Test(hosts, a_filter_on_unshare_only_does_not_stop_run_nor_doctor, .timeout = 24
 Test(hosts, a_filter_on_namespace_clone_only_is_named, .timeout = 240)
 {
 	NEED_USERNS();
-	expect_refused(SIM("--seccomp", "clone"), "unshare() is allowed, clone() is not",
-		       "--security-opt seccomp=");
+	expect_refused_at(SIM("--seccomp", "clone"), "unshare() is allowed, clone() is not",
+			  "--security-opt seccomp=", "user namespaces");
 }
 
 /* A runtime's profile older than the new mount API answers ENOSYS for it
@@ -267,20 +305,21 @@ Test(hosts, max_user_namespaces_zero_names_its_sysctl, .timeout = 240)
 /* Each other namespace count at 0: the refusing one is named, not "user". */
 Test(hosts, each_zero_namespace_count_is_named, .timeout = 600)
 {
-	static const char *const ns[][2] = {
-		{ "max_mnt_namespaces", "mount namespace" },
-		{ "max_pid_namespaces", "pid namespace" },
-		{ "max_net_namespaces", "net namespace" },
-		{ "max_ipc_namespaces", "ipc namespace" },
-		{ "max_uts_namespaces", "uts namespace" },
-		{ "max_cgroup_namespaces", "cgroup namespace" },
+	/* the count, run's name for the namespace, doctor's line for it */
+	static const char *const ns[][3] = {
+		{ "max_mnt_namespaces", "mount namespace", "mount namespace" },
+		{ "max_pid_namespaces", "pid namespace", "pid namespace+proc" },
+		{ "max_net_namespaces", "net namespace", "network namespace" },
+		{ "max_ipc_namespaces", "ipc namespace", "ipc/uts/cgroup ns" },
+		{ "max_uts_namespaces", "uts namespace", "ipc/uts/cgroup ns" },
+		{ "max_cgroup_namespaces", "cgroup namespace", "ipc/uts/cgroup ns" },
 	};
 
 	NEED_USERNS();
 	for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
 		char *fix = xasprintf("sysctl -w user.%s=", ns[i][0]);
 
-		expect_refused(SIM("--max", ns[i][0]), ns[i][1], fix);
+		expect_refused_at(SIM("--max", ns[i][0]), ns[i][1], fix, ns[i][2]);
 		free(fix);
 	}
 }
@@ -334,6 +373,7 @@ Test(hosts, low_ulimit_n_names_ulimit_n, .timeout = 240)
 Test(hosts, a_refused_seccomp_call_runs_and_says_the_report_is_lost, .timeout = 240)
 {
 	struct verdict v = { 0 };
+	char *line;
 
 	NEED_USERNS();
 	judge(SIM("--seccomp", "seccomp"), &v);
@@ -341,11 +381,12 @@ Test(hosts, a_refused_seccomp_call_runs_and_says_the_report_is_lost, .timeout = 
 	cr_assert_str_eq(v.status ? v.status : "(none)", "ok");
 	cr_assert(strstr(v.message, "no report of refused system calls") &&
 		  strstr(v.message, "refuses the seccomp() call"), "%s", v.message);
+	line = doctor_line(&v, "seccomp");
 	cr_assert(v.doctor_ok && v.doctor_exit == 0, "run works but doctor says no (exit %d): "
-		  "%s", v.doctor_exit, v.doctor_seccomp);
-	cr_assert(v.doctor_seccomp && strstr(v.doctor_seccomp, "limited: ") &&
-		  strstr(v.doctor_seccomp, "refuses the seccomp() call itself") &&
-		  !strstr(v.doctor_seccomp, "CONFIG_SECCOMP_FILTER"), "%s", v.doctor_seccomp);
+		  "%s", v.doctor_exit, line);
+	cr_assert(strstr(line, "limited: ") && strstr(line, "refuses the seccomp() call itself") &&
+		  !strstr(line, "CONFIG_SECCOMP_FILTER"), "%s", line);
+	free(line);
 	verdict_free(&v);
 }
 
