@@ -197,9 +197,9 @@ static int note_closed(int fd, const char *walked, void *arg)
 /*
  * The source of policy bind M, opened (O_PATH) when a directory on its way
  * keeps others out, walked from "/" without following any link; -1 when
- * the jail user reaches it itself, or when a link, a missing component or
- * anything else stops the walk: the init then binds it by its path, and
- * says what failed there.
+ * the jail user reaches it itself, when the source itself keeps others
+ * out, or when a link, a missing component or anything else stops the
+ * walk: the init then binds it by its path, and says what failed there.
  */
 static int closed_policy_source(const struct mount_entry *m)
 {
@@ -221,7 +221,10 @@ static int closed_policy_source(const struct mount_entry *m)
 		return -1;
 	fd = closed ? openat(parent, leaf, O_PATH | O_NOFOLLOW | O_CLOEXEC) : -1;
 	close(parent);
-	if (fd >= 0 && (fstat(fd, &st) < 0 || S_ISLNK(st.st_mode))) {
+	/* a source others cannot use itself (a 0700 directory) stays the
+	 * init's: bound, it would only fail inside; refused, it is named */
+	if (fd >= 0 && (fstat(fd, &st) < 0 || S_ISLNK(st.st_mode) ||
+			!(st.st_mode & (S_ISDIR(st.st_mode) ? S_IXOTH : S_IROTH)))) {
 		close(fd);
 		fd = -1;
 	}
