@@ -1,4 +1,4 @@
-"""floors.py - the ratios and the floors `make bench` judges (issues 8, 17, 18).
+"""floors.py - the ratios and the floors `make bench` judges.
 
 derive(res) fills res["ratios"] and res["floors"] from the measurements of
 one run.  Every floor is always present, as

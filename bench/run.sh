@@ -1,6 +1,6 @@
 #!/bin/sh
 # bench/run.sh - what `make bench` runs: sbx against bare exec, unshare and
-# bwrap on this machine, in this run (issues 8, 17, 18).  Builds small helpers
+# bwrap on this machine, in this run.  Builds small helpers
 # (a seccomp BPF generator for `bwrap --seccomp`, withfds to open bwrap's
 # descriptors, a peak-RSS probe, ...) into a temporary directory, then hands
 # over to bench/bench.py, which prints a table and writes bench/results.json.
