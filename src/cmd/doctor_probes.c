@@ -464,7 +464,9 @@ enum doctor_state probe_cgroup(char *detail, size_t len)
 {
 	char parent[4096], why[1024];
 
-	if (cgroup_probe(parent, sizeof(parent), why, sizeof(why)) != 0) {
+	/* this probe is doctor's child: doctor, started as sbx run would be
+	 * (alone in a delegated scope), is there too */
+	if (cgroup_probe(parent, sizeof(parent), (long)getppid(), why, sizeof(why)) != 0) {
 		doctor_fmt(detail, len, "no cgroup for the run: %s", why);
 		return DOC_MISSING;
 	}

@@ -89,7 +89,8 @@ bool cgfile_has_word(const char *text, size_t len, const char *word)
 	return false;
 }
 
-int cgfile_procs(const char *text, size_t len, long pid, size_t *count, bool *only)
+int cgfile_procs(const char *text, size_t len, long pid, long other, size_t *count,
+		 bool *only)
 {
 	size_t pos = 0, n;
 	const char *line;
@@ -103,7 +104,7 @@ int cgfile_procs(const char *text, size_t len, long pid, size_t *count, bool *on
 		if (parse_u64(line, n, &v) != 0)
 			return -1;
 		(*count)++;
-		if (v != (uint64_t)pid)
+		if (v != (uint64_t)pid && (other < 0 || v != (uint64_t)other))
 			*only = false;
 	}
 	return 0;

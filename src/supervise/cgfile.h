@@ -29,9 +29,11 @@ bool cgfile_has_word(const char *text, size_t len, const char *word);
 
 /*
  * The pids of a cgroup.procs text: *COUNT set to how many there are, and
- * *ONLY true when every one equals PID.  -1 when a line is not a pid.
+ * *ONLY true when every one equals PID or OTHER (-1: no other).  -1 when a
+ * line is not a pid.
  */
-int cgfile_procs(const char *text, size_t len, long pid, size_t *count, bool *only);
+int cgfile_procs(const char *text, size_t len, long pid, long other, size_t *count,
+		 bool *only);
 
 /*
  * The pid in a run cgroup's name "sbx-run.PID.N"; -1 when NAME is not one.

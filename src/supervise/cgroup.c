@@ -127,9 +127,11 @@ static int own_cgroup(const char *mnt, char *out, size_t size)
  * Make DIR a parent for run cgroups: memory and pids (cpu when offered)
  * in its subtree_control.  0, or -1 with WHY.
  */
-static int enable_controllers(const char *dir, char *why, size_t len)
+static const char *const controllers[] = { "memory", "pids", "cpu" };
+
+static int enable_controllers(const char *dir, unsigned *added, char *why, size_t len)
 {
-	static const char *const need[] = { "memory", "pids" };
+	const char *const *need = controllers;
 
 	for (size_t i = 0; i < 2; i++) {
 		if (has_word(dir, "cgroup.subtree_control", need[i]))
@@ -148,10 +150,13 @@ static int enable_controllers(const char *dir, char *why, size_t len)
 				 "cgroups without processes of their own)" : "");
 			return -1;
 		}
+		if (added)
+			*added |= 1u << i;
 	}
 	if (!has_word(dir, "cgroup.subtree_control", "cpu") &&
-	    has_word(dir, "cgroup.controllers", "cpu"))
-		(void)write_at(dir, "cgroup.subtree_control", "+cpu"); /* optional */
+	    has_word(dir, "cgroup.controllers", "cpu") &&
+	    write_at(dir, "cgroup.subtree_control", "+cpu") == 0 && added) /* optional */
+		*added |= 1u << 2;
 	return 0;
 }
 
@@ -194,15 +199,16 @@ static bool delegated(const char *dir, char *why, size_t len)
 	return true;
 }
 
-/* DIR holds sbx alone (its processes, not its children's). */
-static bool alone_in(const char *dir, char *why, size_t len)
+/* DIR holds sbx alone (its processes, not its children's); ALSO (-1:
+ * none) may be there too: doctor, whose probe asks from a child. */
+static bool alone_in(const char *dir, long also, char *why, size_t len)
 {
 	char buf[CG_TEXT_MAX];
 	ssize_t n = read_at(dir, "cgroup.procs", buf, sizeof(buf));
 	size_t count;
 	bool only;
 
-	if (n < 0 || cgfile_procs(buf, (size_t)n, (long)getpid(), &count, &only) != 0 ||
+	if (n < 0 || cgfile_procs(buf, (size_t)n, (long)getpid(), also, &count, &only) != 0 ||
 	    !only) {
 		snprintf(why, len, "the caller's cgroup %.200s holds other processes than sbx "
 			 "(run sbx in a scope of its own: systemd-run --user --scope -p "
@@ -212,6 +218,35 @@ static bool alone_in(const char *dir, char *why, size_t len)
 	return true;
 }
 
+/*
+ * sbx moved itself into PARENT/sbx-supervisor to give PARENT, the caller's
+ * scope, controllers: put the scope back as it was, so that a scope that
+ * outlives sbx holds nothing of it (the controllers sbx enabled off, sbx
+ * back in the scope, the leaf removed).  A step that fails (another run
+ * still uses the controllers) leaves the rest as it is: the leaf then
+ * goes with the scope.
+ */
+static void restore_self(struct cgroup_run *cg)
+{
+	char leaf[PATH_MAX + 32], cmd[16];
+
+	if (!cg->moved_self)
+		return;
+	cg->moved_self = false;
+	for (size_t i = 3; i-- > 0;) {
+		if (!(cg->added & (1u << i)))
+			continue;
+		snprintf(cmd, sizeof(cmd), "-%s", controllers[i]);
+		if (write_at(cg->self_parent, "cgroup.subtree_control", cmd) != 0)
+			return;
+	}
+	cg->added = 0;
+	if (write_at(cg->self_parent, "cgroup.procs", "0") != 0)
+		return;
+	snprintf(leaf, sizeof(leaf), "%s/" SUPERVISOR_LEAF, cg->self_parent);
+	(void)rmdir(leaf);
+}
+
 /* Move sbx into DIR/sbx-supervisor so that DIR can pass controllers on. */
 static int claim_own(struct cgroup_run *cg, const char *dir)
 {
@@ -219,9 +254,9 @@ static int claim_own(struct cgroup_run *cg, const char *dir)
 
 	if (!delegated(dir, cg->why, sizeof(cg->why)))
 		return -1;
-	if (enable_controllers(dir, cg->why, sizeof(cg->why)) == 0)
+	if (enable_controllers(dir, NULL, cg->why, sizeof(cg->why)) == 0)
 		return 0; /* sbx sits in a leaf below already: nothing to move */
-	if (!alone_in(dir, cg->why, sizeof(cg->why)))
+	if (!alone_in(dir, -1, cg->why, sizeof(cg->why)))
 		return -1;
 	if ((size_t)snprintf(leaf, sizeof(leaf), "%s/" SUPERVISOR_LEAF, dir) >= sizeof(leaf) ||
 	    (mkdir(leaf, 0755) != 0 && errno != EEXIST) ||
@@ -232,13 +267,10 @@ static int claim_own(struct cgroup_run *cg, const char *dir)
 		return -1;
 	}
 	cg->moved_self = true;
-	if (enable_controllers(dir, cg->why, sizeof(cg->why)) == 0)
+	snprintf(cg->self_parent, sizeof(cg->self_parent), "%s", dir);
+	if (enable_controllers(dir, &cg->added, cg->why, sizeof(cg->why)) == 0)
 		return 0;
-	/* put things back as they were */
-	if (write_at(dir, "cgroup.procs", "0") == 0) {
-		cg->moved_self = false;
-		rmdir(leaf);
-	}
+	restore_self(cg); /* put things back as they were */
 	return -1;
 }
 
@@ -362,7 +394,7 @@ static int make_run(struct cgroup_run *cg, const char *parent, const struct poli
 }
 
 /* The parent a run would use without --cgroup-parent; -1 with WHY. */
-static int find_parent(struct cgroup_run *cg, char *out, size_t size, bool claim)
+static int find_parent(struct cgroup_run *cg, char *out, size_t size, bool claim, long also)
 {
 	const char *mnt = cgroup2_mount();
 	char own[PATH_MAX], first[sizeof(cg->why)] = "";
@@ -387,7 +419,8 @@ static int find_parent(struct cgroup_run *cg, char *out, size_t size, bool claim
 	}
 	if (claim ? claim_own(cg, own) == 0
 		  : delegated(own, cg->why, sizeof(cg->why)) &&
-		    (offered(own, "cgroup.subtree_control") || alone_in(own, cg->why, sizeof(cg->why)))) {
+		    (offered(own, "cgroup.subtree_control") ||
+		     alone_in(own, also, cg->why, sizeof(cg->why)))) {
 		snprintf(out, size, "%s", own);
 		return 0;
 	}
@@ -403,8 +436,8 @@ static int find_parent(struct cgroup_run *cg, char *out, size_t size, bool claim
 			return -1;
 		}
 		if ((mkdir(out, 0755) == 0 || errno == EEXIST) &&
-		    enable_controllers(mnt, cg->why, sizeof(cg->why)) == 0 &&
-		    enable_controllers(out, cg->why, sizeof(cg->why)) == 0)
+		    enable_controllers(mnt, NULL, cg->why, sizeof(cg->why)) == 0 &&
+		    enable_controllers(out, NULL, cg->why, sizeof(cg->why)) == 0)
 			return 0;
 		return -1;
 	}
@@ -424,12 +457,12 @@ int cgroup_open(struct cgroup_run *cg, const struct policy *p, const char *paren
 	cg->dir_fd = -1;
 	cg->peak_kib = cg->oom_kills = cg->pids_refused = cg->user_us = cg->sys_us = -1;
 	if (!parent_opt)
-		return find_parent(cg, parent, sizeof(parent), true) == 0 ?
+		return find_parent(cg, parent, sizeof(parent), true, -1) == 0 ?
 		       (make_run(cg, parent, p), 0) : 0;
 	/* an explicit parent that cannot be used is the caller's mistake: say so */
 	if (parent_opt[0] != '/' || !is_cgroup2(parent_opt)) {
 		snprintf(cg->why, sizeof(cg->why), "not a directory of a cgroup2 file system");
-	} else if (enable_controllers(parent_opt, cg->why, sizeof(cg->why)) == 0 &&
+	} else if (enable_controllers(parent_opt, NULL, cg->why, sizeof(cg->why)) == 0 &&
 		   make_run(cg, parent_opt, p) == 0) {
 		return 0;
 	}
@@ -533,15 +566,16 @@ void cgroup_close(struct cgroup_run *cg)
 	if (cg->dir_fd >= 0)
 		close(cg->dir_fd);
 	cg->dir_fd = -1;
+	restore_self(cg);
 }
 
-int cgroup_probe(char *out, size_t outlen, char *why, size_t whylen)
+int cgroup_probe(char *out, size_t outlen, long also, char *why, size_t whylen)
 {
 	struct cgroup_run cg;
 	int rc;
 
 	memset(&cg, 0, sizeof(cg));
-	rc = find_parent(&cg, out, outlen, false);
+	rc = find_parent(&cg, out, outlen, false, also);
 	if (rc != 0)
 		snprintf(why, whylen, "%.200s", cg.why);
 	return rc;

@@ -29,6 +29,8 @@ struct cgroup_run {
 	char path[PATH_MAX];    /* its absolute path */
 	char why[1024];         /* !active: why there is none */
 	bool moved_self;        /* sbx moved itself into PARENT/sbx-supervisor */
+	char self_parent[PATH_MAX]; /* that PARENT, the caller's scope */
+	unsigned added;         /* controllers sbx enabled there (bits of memory, pids, cpu) */
 	/* read by cgroup_finish(); -1 = unknown */
 	int64_t peak_kib;       /* memory.peak */
 	int64_t oom_kills;      /* memory.events oom_kill */
@@ -66,7 +68,9 @@ void cgroup_finish(struct cgroup_run *cg);
 void cgroup_close(struct cgroup_run *cg);
 
 /* How a run would find its cgroup here, for `sbx doctor`: the parent it
- * would use in OUT, or -1 with WHY. */
-int cgroup_probe(char *out, size_t outlen, char *why, size_t whylen);
+ * would use in OUT, or -1 with WHY.  ALSO: a pid that counts as sbx when
+ * the caller's cgroup must hold sbx alone (the doctor that forked the
+ * asking probe), or -1. */
+int cgroup_probe(char *out, size_t outlen, long also, char *why, size_t whylen);
 
 #endif

@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	(void)cgfile_key(text, size, "usage_usec", &v);
 	(void)cgfile_key(text, size, "oom_kill", &v);
 	(void)cgfile_has_word(text, size, "memory");
-	(void)cgfile_procs(text, size, 1234, &count, &only);
+	(void)cgfile_procs(text, size, 1234, 99, &count, &only);
 	if (cgfile_own_path(text, size, path, sizeof(path)) == 0 &&
 	    (path[0] != '/' || strlen(path) >= sizeof(path)))
 		abort();

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <linux/magic.h>
 
 static char base[4096];  /* the delegated parent the tests make cgroups in */
@@ -603,6 +604,61 @@ Test(cgroup, a_delegated_scope_of_its_own_is_used_without_options)
 	cr_assert_eq(access(scope, F_OK), -1, "the harness left %s", scope);
 	free(scope);
 	sbx_result_free(&r);
+}
+
+/* A scope that outlives sbx (a shell's, a job's) holds nothing of sbx's
+ * after its run: not the run's cgroup, not the leaf sbx moved itself into
+ * to give the scope controllers, and not those controllers.  Every run
+ * once left an empty sbx-supervisor behind. */
+Test(cgroup, a_scope_of_its_own_is_left_as_sbx_found_it)
+{
+	char *scope = xasprintf("%s/sbx-left.%d.scope", base, (int)getpid()), *cmd, *out = NULL;
+	char *dir = make_temp_dir(), *ctlfile = xasprintf("%s/cgroup.subtree_control", scope);
+	char ctl[256] = "?";
+	int rc;
+
+	cr_assert(mkdir(scope, 0755) == 0, "mkdir %s: %s", scope, strerror(errno));
+	if (geteuid() == 0)
+		(void)setxattr(scope, "trusted.delegate", "1", 1, 0);
+	/* the inner shell moves itself into the scope and becomes sbx there */
+	cmd = xasprintf("sh -c 'echo $$ > %s/cgroup.procs && exec %s run -q -m 64M -r %s/rec "
+			"-- /bin/true' && grep -q '\"memory\":\"cgroup\"' %s/rec && cd %s && "
+			"ls -d sbx-* 2>/dev/null; true", scope, sbx_path(), dir, dir, scope);
+	rc = host_sh(cmd, &out);
+	cr_assert_eq(rc, 0, "%s: %s", cmd, out);
+	cr_assert_str_eq(out, "", "sbx left in its scope: %s", out);
+	cr_assert(read_text(ctlfile, ctl, sizeof(ctl)));
+	cr_assert(ctl[strspn(ctl, " \n")] == '\0', "controllers sbx enabled are still on: %s", ctl);
+	cr_assert_eq(rmdir(scope), 0, "the scope cannot be removed: %s", strerror(errno));
+	rm_tree(dir);
+	free(ctlfile);
+	free(dir);
+	free(out);
+	free(cmd);
+	free(scope);
+}
+
+/* doctor started the way its own fix says (alone in a delegated scope)
+ * agrees with run started so: a cgroup for each run.  Its probe asks from
+ * a child, and once saw doctor itself as another process in the scope. */
+Test(cgroup, doctor_alone_in_a_delegated_scope_says_cgroup_v2_ok)
+{
+	char *scope = xasprintf("%s/sbx-doc.%d.scope", base, (int)getpid()), *cmd, *out = NULL;
+	int rc;
+
+	cr_assert(mkdir(scope, 0755) == 0, "mkdir %s: %s", scope, strerror(errno));
+	if (geteuid() == 0)
+		(void)setxattr(scope, "trusted.delegate", "1", 1, 0);
+	cmd = xasprintf("sh -c 'echo $$ > %s/cgroup.procs && exec %s doctor' | "
+			"grep '^cgroup v2'", scope, sbx_path());
+	rc = host_sh(cmd, &out);
+	cr_assert_eq(rc, 0, "%s: %s", cmd, out);
+	cr_assert(strstr(out, "cgroup v2            ok"), "doctor in a delegated scope of its "
+		  "own: %s", out);
+	(void)rmdir(scope);
+	free(out);
+	free(cmd);
+	free(scope);
 }
 
 /* ---- without delegation: everything as before, and the record says so --- */

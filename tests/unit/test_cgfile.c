@@ -53,11 +53,15 @@ Test(cgfile, words_procs_and_run_names)
 	cr_assert(cgfile_has_word(T("cpuset cpu io memory pids\n"), "memory"));
 	cr_assert(!cgfile_has_word(T("cpuset cpu io memory_x\n"), "memory"));
 	cr_assert(!cgfile_has_word(T(""), "cpu"));
-	cr_assert_eq(cgfile_procs(T("42\n"), 42, &n, &only), 0);
+	cr_assert_eq(cgfile_procs(T("42\n"), 42, -1, &n, &only), 0);
 	cr_assert(only && n == 1);
-	cr_assert_eq(cgfile_procs(T("42\n43\n"), 42, &n, &only), 0);
+	cr_assert_eq(cgfile_procs(T("42\n43\n"), 42, -1, &n, &only), 0);
 	cr_assert(!only && n == 2);
-	cr_assert_eq(cgfile_procs(T("42\nx\n"), 42, &n, &only), -1);
+	cr_assert_eq(cgfile_procs(T("42\n43\n"), 42, 43, &n, &only), 0);
+	cr_assert(only && n == 2);
+	cr_assert_eq(cgfile_procs(T("42\n43\n44\n"), 42, 43, &n, &only), 0);
+	cr_assert(!only && n == 3);
+	cr_assert_eq(cgfile_procs(T("42\nx\n"), 42, -1, &n, &only), -1);
 	cr_assert_eq(cgfile_run_owner("sbx-run.123.0"), 123);
 	cr_assert_eq(cgfile_run_owner("sbx-run.0.1"), -1);
 	cr_assert_eq(cgfile_run_owner("sbx-run.12"), -1);
