@@ -100,12 +100,12 @@ override LDFLAGS += -pie -Wl,-z,relro,-z,now $(SAN_FLAGS)
 # are only the code it links, not all of libc.so's (its peak RSS was 2.3
 # MiB dynamic, 1.5 MiB static).  Test programs stay dynamic (Criterion
 # ships no archive).
-STATIC_PIE  := $(if $(SAN_FLAGS),,$(if $(filter /%,$(shell $(CC) -print-file-name=libc.a)),-static-pie))
+STATIC_PIE  := $(if $(SAN_FLAGS),,$(if $(filter /%,$(shell $(CC) -print-file-name=libc.a 2>/dev/null)),-static-pie))
 SBX_LDFLAGS := $(if $(STATIC_PIE),$(STATIC_PIE) $(filter-out -pie,$(LDFLAGS)),$(LDFLAGS))
 # libseccomp is linked in when its archive is there (Debian's -dev package
 # ships it): every shared library costs each run its mappings, relocations
 # and page faults before main().
-STATIC_LIBS := $(foreach l,seccomp,$(if $(filter /%,$(shell $(CC) -print-file-name=lib$(l).a)),-l$(l)))
+STATIC_LIBS := $(foreach l,seccomp,$(if $(filter /%,$(shell $(CC) -print-file-name=lib$(l).a 2>/dev/null)),-l$(l)))
 PKG_LIBS    := $(filter-out $(STATIC_LIBS),$(PKG_LIBS))
 LDLIBS  += $(if $(STATIC_LIBS),-Wl$(comma)-Bstatic $(STATIC_LIBS) -Wl$(comma)-Bdynamic) $(PKG_LIBS)
 SBX_LDLIBS  := $(if $(STATIC_PIE),$(STATIC_LIBS) $(PKG_LIBS),$(LDLIBS))
