@@ -176,6 +176,15 @@ static bool fix_from_run(struct check *c, int clone_flags)
 		doctor_fmt(c->fix, sizeof(c->fix), "%s", err.msg);
 		return true;
 	}
+	if (!strncmp(c->detail, "writing uid_map: ", 17) ||
+	    !strncmp(c->detail, "writing gid_map: ", 17)) {
+		const char *why = jail_map_refusal(EPERM);
+
+		if (!why || !strstr(c->detail, strerror(EPERM)))
+			return false;
+		doctor_fmt(c->fix, sizeof(c->fix), "%s", why);
+		return true;
+	}
 	if (!clone_flags)
 		return false;
 	jail_diagnose_clone(clone_flags, 0, &err);

@@ -22,6 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -265,6 +267,36 @@ const char *jail_mount_refusal(int e)
 		 e == ENOSYS ? "; this kernel has the calls: a profile older than a call "
 		 "answers ENOSYS for it" : "", SECCOMP_FIX);
 	return text;
+}
+
+/* Every capability dropped from the bounding set of the process that made
+ * the jail's user namespace.  The init, born into that namespace with a
+ * full set, cannot see it: the supervisor looks before the clone
+ * (jail_note_bounding_set) and the init inherits the answer. */
+static bool bounding_set_was_empty;
+
+static bool bounding_set_empty(void)
+{
+	for (int cap = 0; cap <= CAP_LAST_CAP; cap++)
+		if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1)
+			return false;
+	return true;
+}
+
+void jail_note_bounding_set(void)
+{
+	bounding_set_was_empty = bounding_set_empty();
+}
+
+const char *jail_map_refusal(int e)
+{
+	if (e == EPERM && (bounding_set_was_empty || bounding_set_empty()))
+		return "sbx runs with an empty capability bounding set (bwrap --uid 0 "
+		       "without --cap-add, or a runtime that drops every capability from "
+		       "it), and a user namespace made from there cannot map its ids: in "
+		       "bwrap, leave out --uid 0 (your own uid works) or add --cap-add ALL "
+		       "(it gives nothing outside bwrap's user namespace)";
+	return NULL;
 }
 
 int jail_diagnose_clone(int flags, int e, struct sbx_err *err)

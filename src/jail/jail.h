@@ -94,6 +94,11 @@ int jail_check_own_proc(struct sbx_err *err);
  * name the limit and the ulimit that raises it.  Both return -1.
  */
 int jail_diagnose_clone(int flags, int e, struct sbx_err *err);
+/* Why writing the jail's uid or gid map failed with E, with its fix, when
+ * the cause is known (an empty capability bounding set); else NULL. */
+const char *jail_map_refusal(int e);
+/* Before the jail's clone: note the bounding set for jail_map_refusal. */
+void jail_note_bounding_set(void);
 int jail_diagnose_resource(const char *what, int e, struct sbx_err *err);
 
 #endif

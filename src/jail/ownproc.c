@@ -151,6 +151,7 @@ int ownproc_write(int dirfd, pid_t pid, const char *name, const char *text,
 		      struct sbx_err *err)
 {
 	size_t len = strlen(text);
+	const char *cause;
 	int fd, e = 0;
 
 	fd = openat(dirfd, name, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
@@ -158,19 +159,17 @@ int ownproc_write(int dirfd, pid_t pid, const char *name, const char *text,
 		e = errno ? errno : EIO;
 	if (fd >= 0)
 		close(fd);
-	if (e)
-	if (e && pid == 0)
+	if (!e)
+		return 0;
+	cause = jail_map_refusal(e);
+	if (!cause)
+		cause = "the user namespace could not map uid/gid; see 'sbx doctor'";
+	if (pid == 0)
 		return err_set(err, ERR_SETUP, e,
-			       "writing /proc/self/%s '%.*s' in the jail's init: %s (the "
-			       "user namespace could not map uid/gid; see 'sbx doctor')",
-			       name, (int)strcspn(text, "\n"), text, strerror(e));
-	if (e)
-		return err_set(err, ERR_SETUP, e,
-			       "writing /proc/%d/%s '%.*s': %s (the user namespace "
-			       "could not map uid/gid; see 'sbx doctor')",
-			       (int)pid, name, (int)strcspn(text, "\n"), text,
-			       strerror(e));
-	return 0;
+			       "writing /proc/self/%s '%.*s' in the jail's init: %s (%s)",
+			       name, (int)strcspn(text, "\n"), text, strerror(e), cause);
+	return err_set(err, ERR_SETUP, e, "writing /proc/%d/%s '%.*s': %s (%s)", (int)pid,
+		       name, (int)strcspn(text, "\n"), text, strerror(e), cause);
 }
 
 /* Fields 48-51 of /proc/self/stat: arg_start arg_end env_start env_end. */

@@ -105,6 +105,7 @@ static pid_t clone_jail(const struct jail_spec *s, int *pidfd)
 	int flags = clone_flags(s);
 	pid_t pid;
 
+	jail_note_bounding_set();
 	if (s->cgroup_fd >= 0) {
 		memset(&a, 0, sizeof(a));
 		a.flags = (uint64_t)(unsigned)(flags & ~0xff) | CLONE_INTO_CGROUP;

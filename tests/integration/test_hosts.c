@@ -282,6 +282,16 @@ Test(hosts, a_filter_on_open_tree_only_is_named, .timeout = 240)
 		       "\"open_tree\"");
 }
 
+/* uid 0 of a user namespace whose bounding set is empty (bwrap --uid 0
+ * without --cap-add): the jail's maps are refused.  Run and doctor's user
+ * namespace line name that cause, where both once pointed at each other. */
+Test(hosts, an_empty_bounding_set_is_named_with_its_fix, .timeout = 240)
+{
+	NEED_USERNS();
+	expect_refused_at(SIM("--no-caps"), "empty capability bounding set", "--cap-add ALL",
+			  "user namespaces");
+}
+
 /* uid 0 of a user namespace that maps one uid: a rootless container */
 Test(hosts, rootless_container_runs_jobs, .timeout = 240)
 {

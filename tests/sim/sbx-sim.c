@@ -19,6 +19,8 @@
  *   --seccomp open_tree   only open_tree refused (EPERM)
  *   --userns           a user namespace that maps only the caller, as uid 0
  *                      (unshare -Ur, rootless containers)
+ *   --no-caps          --userns, then every capability dropped from the
+ *                      bounding set, as bwrap --uid 0 without --cap-add
  *   --unmapped         a user namespace with no uid/gid map: the caller's uid
  *                      is unmapped there (shows as 65534)
  *   --max NAME         --userns, then /proc/sys/user/NAME = 0 in it (a
@@ -183,7 +185,13 @@ static int apply(char **argv, int i, const char **seccomp)
 		*seccomp = v; /* last: the filter would refuse the other settings */
 	else if (!strcmp(a, "--userns"))
 		return enter_userns(), 1;
-	else if (!strcmp(a, "--unmapped")) {
+	else if (!strcmp(a, "--no-caps")) {
+		enter_userns();
+		for (int cap = 0; cap <= 63; cap++)
+			if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL)
+				cannot("PR_CAPBSET_DROP");
+		return 1;
+	} else if (!strcmp(a, "--unmapped")) {
 		if (unshare(CLONE_NEWUSER) < 0)
 			cannot("unshare(CLONE_NEWUSER)");
 		return 1;
