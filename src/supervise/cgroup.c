@@ -9,9 +9,10 @@
  * so by moving sbx into a leaf, and only when sbx is alone in it: moving
  * other people's processes is not sbx's business.
  *
- * Each run's sbx holds a flock on its run cgroup for the run's life; a
- * run cgroup nobody holds is one whose sbx died, and the next run that
- * makes a cgroup in the same parent reclaims it.
+ * Each run's sbx holds a flock on its run cgroup for the run's life, and
+ * its watchdog (cgwatch.c) removes the cgroup if sbx dies first; a run
+ * cgroup nobody holds is one whose sbx and watchdog both died, and the
+ * next run that makes a cgroup in the same parent reclaims it.
  */
 #include "supervise/cgroup.h"
 
@@ -454,16 +455,20 @@ int cgroup_open(struct cgroup_run *cg, const struct policy *p, const char *paren
 	char parent[PATH_MAX];
 
 	memset(cg, 0, sizeof(*cg));
-	cg->dir_fd = -1;
+	cg->dir_fd = cg->watch_fd = -1;
 	cg->peak_kib = cg->oom_kills = cg->pids_refused = cg->user_us = cg->sys_us = -1;
-	if (!parent_opt)
-		return find_parent(cg, parent, sizeof(parent), true, -1) == 0 ?
-		       (make_run(cg, parent, p), 0) : 0;
+	if (!parent_opt) {
+		if (find_parent(cg, parent, sizeof(parent), true, -1) == 0 &&
+		    make_run(cg, parent, p) == 0)
+			cgwatch_start(cg);
+		return 0;
+	}
 	/* an explicit parent that cannot be used is the caller's mistake: say so */
 	if (parent_opt[0] != '/' || !is_cgroup2(parent_opt)) {
 		snprintf(cg->why, sizeof(cg->why), "not a directory of a cgroup2 file system");
 	} else if (enable_controllers(parent_opt, NULL, cg->why, sizeof(cg->why)) == 0 &&
 		   make_run(cg, parent_opt, p) == 0) {
+		cgwatch_start(cg);
 		return 0;
 	}
 	return err_set(err, ERR_USAGE, 0, "--cgroup-parent %s: %s; give a cgroup v2 directory "
@@ -554,6 +559,7 @@ static bool wait_empty(const char *dir)
 
 void cgroup_close(struct cgroup_run *cg)
 {
+	cgwatch_stop(cg); /* sbx cleans up itself: the watchdog is not needed */
 	if (cg->path[0]) {
 		/* nothing outlives the run: not a double-forked daemon, not a SIGTERM-proof one */
 		(void)write_at(cg->path, "cgroup.kill", "1");

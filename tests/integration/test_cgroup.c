@@ -410,17 +410,75 @@ static pid_t start_sbx(const char *parent, const char *bind, const char *cmd)
 	return pid;
 }
 
-/* kill -9 of sbx: the jail dies with it (PDEATHSIG); its cgroup is left,
- * and the next run reclaims it. */
+/* How many children PID has (its main thread's list), -1 when unknown. */
+static int children_of(pid_t pid, pid_t *kids, int max)
+{
+	char path[64], buf[512];
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	if (!read_text(path, buf, sizeof(buf)))
+		return -1;
+	for (char *t = strtok(buf, " \n"); t && n < max; t = strtok(NULL, " \n"))
+		kids[n++] = (pid_t)atoi(t);
+	return n;
+}
+
+/* sbx PID has its two children: the watchdog, then the jail's init (the
+ * jail is up once the init is there); false after SECONDS. */
+static bool wait_for_children(pid_t pid, pid_t *kids, double seconds)
+{
+	for (int i = 0; i < (int)(seconds * 20); i++) {
+		if (children_of(pid, kids, 4) >= 2)
+			return true;
+		usleep(50000);
+	}
+	return false;
+}
+
+/* Until PARENT holds no run cgroup, at most SECONDS; how many are left. */
+static int wait_for_no_runs(const char *parent, double seconds)
+{
+	int k = runs_left(parent);
+
+	for (int i = 0; i < (int)(seconds * 20) && k != 0; i++) {
+		usleep(50000);
+		k = runs_left(parent);
+	}
+	return k;
+}
+
+/* kill -9 of sbx: the jail's init ends the jail, and sbx's watchdog
+ * removes the run's empty cgroup (it once stayed until another run in the
+ * same parent came). */
+Test(cgroup, a_killed_sbx_leaves_no_cgroup)
+{
+	char *p = make_parent();
+	pid_t pid = start_sbx(p, NULL, "sleep 1000"), kids[4];
+	int st;
+
+	cr_assert(wait_for_children(pid, kids, 120), "sbx never started its jail");
+	cr_assert_eq(runs_left(p), 1, "the run has no cgroup: the test proves nothing");
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	cr_assert_eq(wait_for_no_runs(p, 30), 0, "the killed run's cgroup was left behind");
+	remove_parent(p);
+}
+
+/* kill -9 of sbx and of everything it started, its watchdog too: the
+ * cgroup is left, and the next run in that parent reclaims it. */
 Test(cgroup, the_next_run_reclaims_the_cgroup_of_a_killed_sbx)
 {
 	struct sbx_result r;
 	char *p = make_parent();
-	pid_t pid = start_sbx(p, NULL, "sleep 1000");
-	int st;
+	pid_t pid = start_sbx(p, NULL, "sleep 1000"), kids[4];
+	int st, n;
 
-	cr_assert_eq(wait_for_runs(p, 1, 120), 1, "the run's cgroup never appeared");
-	sleep(1);
+	cr_assert(wait_for_children(pid, kids, 120), "sbx never started its jail");
+	n = children_of(pid, kids, 4);
+	kill(pid, SIGSTOP); /* nothing of sbx's may act between the kills */
+	for (int i = 0; i < n; i++)
+		kill(kids[i], SIGKILL);
 	kill(pid, SIGKILL);
 	waitpid(pid, &st, 0);
 	cr_assert_eq(runs_left(p), 1, "no cgroup left behind: the test proves nothing");
@@ -429,6 +487,52 @@ Test(cgroup, the_next_run_reclaims_the_cgroup_of_a_killed_sbx)
 	cr_assert_eq(runs_left(p), 0, "the killed run's cgroup was not reclaimed");
 	sbx_result_free(&r);
 	remove_parent(p);
+}
+
+/* kill -9 of sbx alone in a scope of its own, which outlives it: the
+ * watchdog leaves the scope as sbx found it, as sbx itself does. */
+Test(cgroup, a_killed_sbx_leaves_its_scope_as_it_found_it)
+{
+	char *scope = xasprintf("%s/sbx-kill.%d.scope", base, (int)getpid());
+	char *procs = xasprintf("%s/cgroup.procs", scope), *out = NULL;
+	char *ls = xasprintf("cd %s && ls -d sbx-* 2>/dev/null; cat cgroup.subtree_control", scope);
+	pid_t pid, kids[4];
+	int st;
+
+	cr_assert(mkdir(scope, 0755) == 0, "mkdir %s: %s", scope, strerror(errno));
+	if (geteuid() == 0)
+		(void)setxattr(scope, "trusted.delegate", "1", 1, 0);
+	pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+		if (!write_text(procs, "0"))
+			_exit(126);
+		execl(sbx_path(), "sbx", "run", "-q", "-m", "64M", "-t", "300s", "--", "/bin/sleep",
+		      "1000", (char *)NULL);
+		_exit(127);
+	}
+	cr_assert(wait_for_children(pid, kids, 120), "sbx never started its jail");
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	for (int i = 0; i < 600; i++) {
+		free(out);
+		out = NULL;
+		cr_assert_eq(host_sh(ls, &out), 0, "%s: %s", ls, out);
+		if (out[strspn(out, " \n")] == '\0')
+			break;
+		usleep(50000);
+	}
+	cr_assert(out[strspn(out, " \n")] == '\0', "the killed sbx left in its scope: %s", out);
+	cr_assert_eq(rmdir(scope), 0, "the scope cannot be removed: %s", strerror(errno));
+	free(out);
+	free(ls);
+	free(procs);
+	free(scope);
 }
 
 /* A stale run cgroup's name records a pid that now belongs to a live
