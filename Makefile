@@ -21,8 +21,8 @@ VERSION    := 0.1.0
 PREFIX     ?= /usr/local
 DESTDIR    ?=
 CC         ?= cc
-PKGS       := libseccomp
-DEB_PKGS   := build-essential pkg-config libseccomp-dev \
+PKGS       := libseccomp libcjson
+DEB_PKGS   := build-essential pkg-config libseccomp-dev libcjson-dev \
               libcriterion-dev python3 python3-jsonschema \
               iproute2 util-linux procps jq groff-base mandoc \
               python3-numpy python3-pandas python3-matplotlib nodejs gcc g++ \
@@ -90,30 +90,17 @@ FORTIFY    := $(if $(findstring _FORTIFY_SOURCE,$(CALLER_FLAGS)),,-D_FORTIFY_SOU
 override CFLAGS  += -std=gnu11 $(OPT) -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) \
            -Wshadow -Wformat=2 -Wno-unused-parameter $(FORTIFY) -D_GNU_SOURCE \
            -fstack-protector-strong -fPIE -MMD -MP \
-           -DSBX_VERSION='"$(VERSION)"' -Isrc -I$(BUILD)/gen -Ithird_party \
+           -DSBX_VERSION='"$(VERSION)"' -Isrc -I$(BUILD)/gen \
            $(PKG_CFLAGS) $(SAN_FLAGS)
-comma   := ,
-override LDFLAGS += -pie -Wl,-z,relro,-z,now $(SAN_FLAGS)
-# sbx itself is a static PIE when the C library's archive is there (Debian's
-# libc6-dev ships it) and no sanitizer is on (they need the dynamic loader):
-# no loader, no relocations of shared libraries, and the supervisor's pages
-# are only the code it links, not all of libc.so's (its peak RSS was 2.3
-# MiB dynamic, 1.5 MiB static).  Test programs stay dynamic (Criterion
-# ships no archive).
-STATIC_PIE  := $(if $(SAN_FLAGS),,$(if $(filter /%,$(shell $(CC) -print-file-name=libc.a)),-static-pie))
-SBX_LDFLAGS := $(if $(STATIC_PIE),$(STATIC_PIE) $(filter-out -pie,$(LDFLAGS)),$(LDFLAGS))
-# libseccomp is linked in when its archive is there (Debian's -dev package
-# ships it): every shared library costs each run its mappings, relocations
-# and page faults before main().
-STATIC_LIBS := $(foreach l,seccomp,$(if $(filter /%,$(shell $(CC) -print-file-name=lib$(l).a)),-l$(l)))
-PKG_LIBS    := $(filter-out $(STATIC_LIBS),$(PKG_LIBS))
-LDLIBS  += $(if $(STATIC_LIBS),-Wl$(comma)-Bstatic $(STATIC_LIBS) -Wl$(comma)-Bdynamic) $(PKG_LIBS)
-SBX_LDLIBS  := $(if $(STATIC_PIE),$(STATIC_LIBS) $(PKG_LIBS),$(LDLIBS))
+# sbx is a dynamic PIE: Debian ships libcjson only as a shared library, and
+# a dynamic glibc resolves the caller's account through NSS (LDAP, sssd).
+# --as-needed: no library is loaded, relocated and paged in at each start
+# unless sbx calls into it.
+override LDFLAGS += -pie -Wl,-z,relro,-z,now -Wl,--as-needed $(SAN_FLAGS)
+LDLIBS  += $(PKG_LIBS)
 
 SRC        := $(shell find src -name '*.c' | sort)
-# cJSON is built from its source (third_party/cjson/README.md says why)
-CJSON_OBJ  := $(BUILD)/third_party/cjson/cJSON.o
-OBJ        := $(SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/builtin_policies.o $(CJSON_OBJ)
+OBJ        := $(SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/builtin_policies.o
 MAIN_OBJ   := $(BUILD)/cmd/sbx/main.o
 POLICIES   := $(sort $(wildcard policy/*.policy))
 
@@ -131,7 +118,7 @@ sbx: build/sbx
 	@cp build/sbx $@
 
 $(BUILD)/sbx: $(OBJ) $(MAIN_OBJ)
-	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -149,7 +136,7 @@ $(UNIT_BIN): $(UNIT_SRC:%.c=$(BUILD)/%.o) $(OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcriterion
 
-$(INTEG_BIN): $(INTEG_SRC:%.c=$(BUILD)/%.o) $(BUILD)/tests/harness.o $(CJSON_OBJ)
+$(INTEG_BIN): $(INTEG_SRC:%.c=$(BUILD)/%.o) $(BUILD)/tests/harness.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcriterion
 
