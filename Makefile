@@ -5,6 +5,8 @@
 #   make test       build and run the unit tests: the step a CI job runs
 #                   inside sbx (sbx run -p host -B . -- make test)
 #   make asan       the same suite under ASan+UBSan (= make check SANITIZE=1)
+#   make check-deb  build, lintian, install, run and purge the Debian package
+#                   (contrib/debian; as root)
 #   make deps       install the Debian packages the build and tests need
 #   make demo       deps + build + run examples/hello.py in the default jail
 #   make install    PREFIX=/usr/local DESTDIR=
@@ -109,7 +111,7 @@ INTEG_SRC  := $(sort $(wildcard tests/integration/*.c))
 UNIT_BIN   := $(BUILD)/tests/unit_tests
 INTEG_BIN  := $(BUILD)/tests/integration_tests
 
-.PHONY: all check check-layers check-comments asan deps demo install uninstall fuzz mutants bench bench-readme bench-deps clean probes test test-unit test-integration vm-deps vmcheck vm-inside
+.PHONY: all check check-deb check-layers check-comments asan deps demo install uninstall fuzz mutants bench bench-readme bench-deps clean probes test test-unit test-integration vm-deps vmcheck vm-inside
 
 all: sbx
 
@@ -187,6 +189,11 @@ test: check-layers $(SBX) test-unit
 
 asan:
 	$(MAKE) check SANITIZE=1
+
+# Not part of check: builds the Debian package from contrib/debian in a
+# copy of the tree, lintian, dpkg -i, a run, dpkg --purge; root only.
+check-deb:
+	bash tests/deb/check-deb.sh
 
 deps:
 	@sh tools/deps.sh $(DEB_PKGS)
