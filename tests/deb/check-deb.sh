@@ -68,6 +68,8 @@ echo "== dpkg-buildpackage -us -uc -b"
 if grep -E 'warning:|error:' "$work/build.log" >&2; then
 	fail "the package build printed compiler warnings (above)"
 fi
+grep -E 'Synthesis: Tested: [1-9]' "$work/build.log" ||
+	fail "the package build ran no unit tests (dh_auto_test: make test-unit)"
 # dpkg-buildflags' hardening reached the compiler and the linker: every
 # word of its flags is on the lines that build sbx itself
 (
