@@ -5,6 +5,8 @@
 #   make test       build and run the unit tests: the step a CI job runs
 #                   inside sbx (sbx run -p host -B . -- make test)
 #   make asan       the same suite under ASan+UBSan (= make check SANITIZE=1)
+#   make check-deb  build, lintian, install, run and purge the Debian package
+#                   (contrib/debian; as root)
 #   make deps       install the Debian packages the build and tests need
 #   make demo       deps + build + run examples/hello.py in the default jail
 #   make install    PREFIX=/usr/local DESTDIR=
@@ -21,8 +23,8 @@ VERSION    := 0.1.0
 PREFIX     ?= /usr/local
 DESTDIR    ?=
 CC         ?= cc
-PKGS       := libseccomp
-DEB_PKGS   := build-essential pkg-config libseccomp-dev \
+PKGS       := libseccomp libcjson
+DEB_PKGS   := build-essential pkg-config libseccomp-dev libcjson-dev \
               libcriterion-dev python3 python3-jsonschema \
               iproute2 util-linux procps jq groff-base mandoc \
               python3-numpy python3-pandas python3-matplotlib nodejs gcc g++ \
@@ -90,30 +92,17 @@ FORTIFY    := $(if $(findstring _FORTIFY_SOURCE,$(CALLER_FLAGS)),,-D_FORTIFY_SOU
 override CFLAGS  += -std=gnu11 $(OPT) -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) \
            -Wshadow -Wformat=2 -Wno-unused-parameter $(FORTIFY) -D_GNU_SOURCE \
            -fstack-protector-strong -fPIE -MMD -MP \
-           -DSBX_VERSION='"$(VERSION)"' -Isrc -I$(BUILD)/gen -Ithird_party \
+           -DSBX_VERSION='"$(VERSION)"' -Isrc -I$(BUILD)/gen \
            $(PKG_CFLAGS) $(SAN_FLAGS)
-comma   := ,
-override LDFLAGS += -pie -Wl,-z,relro,-z,now $(SAN_FLAGS)
-# sbx itself is a static PIE when the C library's archive is there (Debian's
-# libc6-dev ships it) and no sanitizer is on (they need the dynamic loader):
-# no loader, no relocations of shared libraries, and the supervisor's pages
-# are only the code it links, not all of libc.so's (its peak RSS was 2.3
-# MiB dynamic, 1.5 MiB static).  Test programs stay dynamic (Criterion
-# ships no archive).
-STATIC_PIE  := $(if $(SAN_FLAGS),,$(if $(filter /%,$(shell $(CC) -print-file-name=libc.a 2>/dev/null)),-static-pie))
-SBX_LDFLAGS := $(if $(STATIC_PIE),$(STATIC_PIE) $(filter-out -pie,$(LDFLAGS)),$(LDFLAGS))
-# libseccomp is linked in when its archive is there (Debian's -dev package
-# ships it): every shared library costs each run its mappings, relocations
-# and page faults before main().
-STATIC_LIBS := $(foreach l,seccomp,$(if $(filter /%,$(shell $(CC) -print-file-name=lib$(l).a 2>/dev/null)),-l$(l)))
-PKG_LIBS    := $(filter-out $(STATIC_LIBS),$(PKG_LIBS))
-LDLIBS  += $(if $(STATIC_LIBS),-Wl$(comma)-Bstatic $(STATIC_LIBS) -Wl$(comma)-Bdynamic) $(PKG_LIBS)
-SBX_LDLIBS  := $(if $(STATIC_PIE),$(STATIC_LIBS) $(PKG_LIBS),$(LDLIBS))
+# sbx is a dynamic PIE: Debian ships libcjson only as a shared library, and
+# a dynamic glibc resolves the caller's account through NSS (LDAP, sssd).
+# --as-needed: no library is loaded, relocated and paged in at each start
+# unless sbx calls into it.
+override LDFLAGS += -pie -Wl,-z,relro,-z,now -Wl,--as-needed $(SAN_FLAGS)
+LDLIBS  += $(PKG_LIBS)
 
 SRC        := $(shell find src -name '*.c' | sort)
-# cJSON is built from its source (third_party/cjson/README.md says why)
-CJSON_OBJ  := $(BUILD)/third_party/cjson/cJSON.o
-OBJ        := $(SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/builtin_policies.o $(CJSON_OBJ)
+OBJ        := $(SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/builtin_policies.o
 MAIN_OBJ   := $(BUILD)/cmd/sbx/main.o
 POLICIES   := $(sort $(wildcard policy/*.policy))
 
@@ -122,7 +111,7 @@ INTEG_SRC  := $(sort $(wildcard tests/integration/*.c))
 UNIT_BIN   := $(BUILD)/tests/unit_tests
 INTEG_BIN  := $(BUILD)/tests/integration_tests
 
-.PHONY: all check check-layers check-comments asan deps demo install uninstall fuzz mutants bench bench-readme bench-deps clean probes test test-unit test-integration vm-deps vmcheck vm-inside
+.PHONY: all check check-deb check-layers check-comments asan deps demo install uninstall fuzz mutants bench bench-readme bench-deps clean probes test test-unit test-integration vm-deps vmcheck vm-inside
 
 all: sbx
 
@@ -131,7 +120,7 @@ sbx: build/sbx
 	@cp build/sbx $@
 
 $(BUILD)/sbx: $(OBJ) $(MAIN_OBJ)
-	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -149,7 +138,7 @@ $(UNIT_BIN): $(UNIT_SRC:%.c=$(BUILD)/%.o) $(OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcriterion
 
-$(INTEG_BIN): $(INTEG_SRC:%.c=$(BUILD)/%.o) $(BUILD)/tests/harness.o $(CJSON_OBJ)
+$(INTEG_BIN): $(INTEG_SRC:%.c=$(BUILD)/%.o) $(BUILD)/tests/harness.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcriterion
 
@@ -200,6 +189,11 @@ test: check-layers $(SBX) test-unit
 
 asan:
 	$(MAKE) check SANITIZE=1
+
+# Not part of check: builds the Debian package from contrib/debian in a
+# copy of the tree, lintian, dpkg -i, a run, dpkg --purge; root only.
+check-deb:
+	bash tests/deb/check-deb.sh
 
 deps:
 	@sh tools/deps.sh $(DEB_PKGS)

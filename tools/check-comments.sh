@@ -21,8 +21,8 @@ check_tree()
 		echo "check-comments: SKIP: $top is not a git checkout (it checks tracked files)"
 		return 0
 	fi
-	# the mutants list names checks, not history; third-party text is not ours
-	hits=$(cd "$top" && git ls-files -z -- . ':!tests/mutants/list' ':!third_party' ':!tools/check-comments.sh' |
+	# the mutants list names checks, not history
+	hits=$(cd "$top" && git ls-files -z -- . ':!tests/mutants/list' ':!tools/check-comments.sh' |
 		xargs -0 grep -n -I -i -E "$pattern" -- 2>/dev/null || true)
 	if [ -n "$hits" ]; then
 		printf '%s\n' "$hits"

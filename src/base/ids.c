@@ -1,6 +1,6 @@
 /*
  * ids.c - whether euid 0 is the host's root, and the host's account names
- * from /etc/passwd and /etc/group (ids.h).
+ * from its name service (ids.h).
  */
 #include "base/ids.h"
 
@@ -43,152 +43,96 @@ bool ids_host_root(void)
 }
 
 /*
- * The files lookups of glibc (getpwuid, getpwnam, getgrnam), which a static
- * sbx cannot call (ids.h), as nss_files does them: the first entry that
- * matches, past NIS compat markers ("+", "+name", "-name": they parse with
- * uid 0, a bare "+" with no home), and past a line longer than the buffer
- * (ERANGE: the buffer grows, up to IDS_LINE_MAX, and the line is read
- * again from its start; past that the scan ends, not found).
+ * The host's accounts through the C library, so that every source
+ * nsswitch.conf names (files, systemd, LDAP, sssd) answers as it does for
+ * id(1).  The buffer grows on ERANGE (a group listing many members) up to
+ * IDS_BUF_MAX; past that the name counts as unknown.
  */
-#define IDS_LINE_MAX (1 << 20)
-#define IDS_LINE_START 4096
+#define IDS_BUF_MAX (1 << 20)
+#define IDS_BUF_START 4096
 
-static bool compat_marker(const char *name)
-{
-	return name[0] == '+' || name[0] == '-';
-}
+/* getpwnam_r, getpwuid_r or getgrnam_r for KEY into ENTRY; FOUND says
+ * whether it named one.  The strings stay in *BUF (the caller frees it). */
+typedef int (*lookup_fn)(const void *key, void *entry, char *buf, size_t cap, bool *found);
 
-/* After ERANGE for the line at AT: a buffer twice as big and the stream
- * back at the line's start (glibc seeks back itself; an older one did
- * not, and its rest would have read as an entry of its own). */
-static bool grow(FILE *f, off_t at, char **buf, size_t *cap)
-{
-	char *bigger;
-
-	if (*cap >= IDS_LINE_MAX || at < 0 || fseeko(f, at, SEEK_SET) != 0 ||
-	    !(bigger = realloc(*buf, *cap * 2)))
-		return false;
-	*buf = bigger;
-	*cap *= 2;
-	return true;
-}
-
-/* One of the two account files, read entry by entry into its buffer. */
-struct db {
-	FILE *f;
-	char *buf;
-	size_t cap;
-};
-
-/* fgetpwent_r or fgetgrent_r: 0 with an entry, else ERANGE or the end. */
-typedef int (*db_next_fn)(FILE *f, void *entry, char *buf, size_t cap);
-
-static int next_passwd(FILE *f, void *entry, char *buf, size_t cap)
+static int by_name(const void *key, void *entry, char *buf, size_t cap, bool *found)
 {
 	struct passwd *hit = NULL;
-	int rc = fgetpwent_r(f, entry, buf, cap, &hit);
+	int rc = getpwnam_r(key, entry, buf, cap, &hit);
 
-	return rc ? rc : hit ? 0 : ENOENT;
+	*found = hit != NULL;
+	return rc;
 }
 
-static int next_group(FILE *f, void *entry, char *buf, size_t cap)
+static int by_uid(const void *key, void *entry, char *buf, size_t cap, bool *found)
+{
+	struct passwd *hit = NULL;
+	int rc = getpwuid_r(*(const uid_t *)key, entry, buf, cap, &hit);
+
+	*found = hit != NULL;
+	return rc;
+}
+
+static int group_by_name(const void *key, void *entry, char *buf, size_t cap, bool *found)
 {
 	struct group *hit = NULL;
-	int rc = fgetgrent_r(f, entry, buf, cap, &hit);
+	int rc = getgrnam_r(key, entry, buf, cap, &hit);
 
-	return rc ? rc : hit ? 0 : ENOENT;
+	*found = hit != NULL;
+	return rc;
 }
 
-static bool db_open(struct db *d, const char *path)
+static bool lookup(lookup_fn fn, const void *key, void *entry, char **buf)
 {
-	d->cap = IDS_LINE_START;
-	d->buf = malloc(d->cap);
-	d->f = d->buf ? fopen(path, "re") : NULL;
-	return d->f != NULL;
-}
-
-static void db_close(struct db *d)
-{
-	if (d->f)
-		fclose(d->f);
-	free(d->buf);
-}
-
-/* The next entry into ENTRY (its strings in D's buffer); false at the end. */
-static bool db_read(struct db *d, db_next_fn next, void *entry)
-{
-	for (;;) {
-		off_t at = ftello(d->f);
-		int rc = next(d->f, entry, d->buf, d->cap);
-
-		/* a group line lists its members: any line may be long */
-		if (rc == ERANGE && grow(d->f, at, &d->buf, &d->cap))
-			continue;
-		return rc == 0;
-	}
-}
-
-/* The entry of PATH that NAME (or, without a name, UID) names. */
-static bool passwd_entry(const char *path, const char *name, uid_t uid, uid_t *uid_out,
-			 char **home)
-{
-	struct db d;
-	struct passwd pw;
-	bool found = false, ok;
-
-	if (db_open(&d, path))
-		while (!found && db_read(&d, next_passwd, &pw))
-			found = !compat_marker(pw.pw_name) &&
-				(name ? !strcmp(pw.pw_name, name) : pw.pw_uid == uid);
-	/* (uid_t)-1 is "no id" to every syscall: glibc reads -1 and numbers
-	 * past 2^32 as it, and no account can be it */
-	ok = found && pw.pw_uid != (uid_t)-1 &&
-	     (!home || (pw.pw_dir && (*home = strdup(pw.pw_dir))));
-	if (ok && uid_out)
-		*uid_out = pw.pw_uid;
-	db_close(&d);
-	return ok;
-}
-
-bool ids_user_uid_in(const char *passwd, const char *name, uid_t *uid)
-{
-	return passwd_entry(passwd, name, 0, uid, NULL);
-}
-
-char *ids_user_home_in(const char *passwd, uid_t uid)
-{
-	char *home = NULL;
-
-	return passwd_entry(passwd, NULL, uid, NULL, &home) ? home : NULL;
-}
-
-bool ids_group_gid_in(const char *group, const char *name, gid_t *gid)
-{
-	struct db d;
-	struct group gr;
 	bool found = false;
+	char *bigger;
+	int rc;
 
-	if (db_open(&d, group))
-		while (!found && db_read(&d, next_group, &gr))
-			found = !compat_marker(gr.gr_name) && !strcmp(gr.gr_name, name);
-	found = found && gr.gr_gid != (gid_t)-1; /* "no id", as for uids */
-	if (found)
-		*gid = gr.gr_gid;
-	db_close(&d);
-	return found;
+	*buf = NULL;
+	for (size_t cap = IDS_BUF_START; cap <= IDS_BUF_MAX; cap *= 2) {
+		if (!(bigger = realloc(*buf, cap)))
+			return false;
+		*buf = bigger;
+		rc = fn(key, entry, *buf, cap, &found);
+		if (rc != ERANGE)
+			return rc == 0 && found;
+	}
+	return false;
 }
 
+/* (uid_t)-1 is "no id" to every syscall: glibc reads -1 and numbers past
+ * 2^32 in a files entry as it, and no account can be it. */
 bool ids_user_uid(const char *name, uid_t *uid)
 {
-	return ids_user_uid_in("/etc/passwd", name, uid);
+	struct passwd pw;
+	char *buf = NULL;
+	bool ok = *name && lookup(by_name, name, &pw, &buf) && pw.pw_uid != (uid_t)-1;
+
+	if (ok)
+		*uid = pw.pw_uid;
+	free(buf);
+	return ok;
 }
 
 char *ids_user_home(uid_t uid)
 {
-	return ids_user_home_in("/etc/passwd", uid);
+	struct passwd pw;
+	char *buf = NULL, *home = NULL;
+
+	if (uid != (uid_t)-1 && lookup(by_uid, &uid, &pw, &buf) && pw.pw_dir)
+		home = strdup(pw.pw_dir);
+	free(buf);
+	return home;
 }
 
 bool ids_group_gid(const char *name, gid_t *gid)
 {
-	return ids_group_gid_in("/etc/group", name, gid);
+	struct group gr;
+	char *buf = NULL;
+	bool ok = *name && lookup(group_by_name, name, &gr, &buf) && gr.gr_gid != (gid_t)-1;
+
+	if (ok)
+		*gid = gr.gr_gid;
+	free(buf);
+	return ok;
 }

@@ -8,10 +8,9 @@
  * the host.  A root caller's jail is never this id on the host: it gets
  * one of its own (jail/uidrange.h).
  *
- * And the host's account names, read from /etc/passwd and /etc/group
- * themselves: sbx is linked statically (a faster start), and a static glibc's
- * getpwnam() would load the NSS modules of whatever glibc is installed,
- * which need not match the one sbx was built with.
+ * And the host's account names, from the C library's lookups
+ * (getpwnam_r, getpwuid_r, getgrnam_r): whatever sources nsswitch.conf
+ * names, LDAP and sssd too, answer as they do for id(1).
  */
 #ifndef SBX_IDS_H
 #define SBX_IDS_H
@@ -33,19 +32,14 @@
  */
 bool ids_host_root(void);
 
-/* The uid of user NAME in /etc/passwd; false when it has none. */
+/* The uid of the host's user NAME; false when it has none.  An account
+ * whose id is (uid_t)-1 ("-1", a number past 2^32 in a file) is none. */
 bool ids_user_uid(const char *name, uid_t *uid);
 
-/* The gid of group NAME in /etc/group; false when it has none. */
+/* The gid of the host's group NAME; false when it has none. */
 bool ids_group_gid(const char *name, gid_t *gid);
 
-/* A malloc'd copy of UID's home directory in /etc/passwd, or NULL. */
+/* A malloc'd copy of the home directory of the host's UID, or NULL. */
 char *ids_user_home(uid_t uid);
-
-/* The same lookups in the file PASSWD or GROUP instead of /etc's.  An
- * entry whose id reads as (uid_t)-1 ("-1", a number past 2^32) is none. */
-bool ids_user_uid_in(const char *passwd, const char *name, uid_t *uid);
-char *ids_user_home_in(const char *passwd, uid_t uid);
-bool ids_group_gid_in(const char *group, const char *name, gid_t *gid);
 
 #endif

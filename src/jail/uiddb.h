@@ -5,11 +5,12 @@
  * A root caller's jail takes a host uid (= gid) nobody has (uidrange.h).
  * The local files are read to their end, streamed, any size up to
  * UIDDB_FILE_MAX: a file that cannot be read whole fails closed, since
- * the ids in the part not read would look free.  sbx is a static binary
- * and cannot load NSS modules (LDAP, sssd, systemd's userdb), so when
+ * the ids in the part not read would look free.  Other sources (LDAP,
+ * sssd, systemd's userdb) need not list their accounts at all, so when
  * /etc/nsswitch.conf names any source but "files" for passwd or group,
- * each candidate id is looked up with getent(1), which the system's own
- * C library runs: two processes per candidate (passwd, then group).
+ * each candidate id is looked up with getent(1), in a process of its own
+ * so that no NSS module's threads, sockets or memory stay in root's
+ * supervisor: two processes per candidate (passwd, then group).
  */
 #ifndef SBX_JAIL_UIDDB_H
 #define SBX_JAIL_UIDDB_H

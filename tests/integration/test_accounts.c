@@ -1,6 +1,6 @@
 /*
- * test_accounts.c - the host's account names, which sbx reads from
- * /etc/passwd and /etc/group itself (it is a static binary: no NSS).  Two
+ * test_accounts.c - the host's account names, which sbx asks the C
+ * library for (every source nsswitch.conf names, the files first).  Two
  * lookups depend on them: root's home, whose .config/sbx is root's
  * configuration directory when HOME is not root's (root never loads a
  * user's policy), and nsjail import's inside_id names.  Each test runs sbx as root in a private
@@ -168,4 +168,50 @@ Test(accounts, inside_id_names_after_long_lines_are_found)
 	free(passwd);
 	free(group);
 	free(cfg);
+}
+
+/*
+ * Root's account from a source beyond /etc/passwd: with a passwd file that
+ * lists no root, nss-systemd still names root (home /root), as id(1) sees
+ * it.  sbx once read /etc/passwd alone and found no home, so root's
+ * configuration was not read; an LDAP or sssd user lost theirs the same way.
+ */
+Test(accounts, roots_home_from_the_name_service_is_found)
+{
+	char *dir, *home, *passwd, *nss, *script;
+	struct sbx_result r;
+
+	require_unshare();
+	if (access("/lib/x86_64-linux-gnu/libnss_systemd.so.2", R_OK) != 0)
+		cr_skip_test("SKIP: needs nss-systemd (Debian: libnss-systemd), a source "
+			     "beyond /etc/passwd that names root");
+	dir = make_temp_dir();
+	home = xasprintf("%s/home", dir);
+	cr_assert_eq(mkdir(home, 0755), 0);
+	make_home(home, "nsshome");
+	passwd = put_file(dir, "passwd", "someone:x:5:5::/nonexistent:/bin/sh\n");
+	nss = put_file(dir, "nsswitch.conf", "passwd: files systemd\ngroup: files systemd\n");
+	/* 77: this host's nss-systemd does not name root (the premise), not sbx */
+	script = xasprintf("mount --bind '%s' /etc/passwd && mount --bind '%s' /etc/nsswitch.conf "
+			   "&& mount --bind '%s' /root && { getent passwd root | grep -q ':/root:' "
+			   "|| exit 77; } && exec \"$@\"", passwd, nss, home);
+	{
+		const char *prefix[] = { UNSHARE, "-m", "/bin/sh", "-c", script, "sh", NULL };
+		const char *env[] = { "HOME=/nonexistent", "XDG_CONFIG_HOME=", NULL };
+		struct sbx_opts o = { .prefix = prefix, .env = env };
+
+		sbx_run(&r, &o, SBX_ARGV("run", "--", "/bin/hostname"));
+	}
+	if (r.exit_status == 77)
+		cr_skip_test("SKIP: nss-systemd here names no root with home /root");
+	cr_assert_eq(r.exit_status, 0, "sbx exit %d; stderr: %s", r.exit_status, r.err);
+	cr_expect_str_eq(r.out, "nsshome\n", "root's home from the name service: hostname %s",
+			 r.out);
+	sbx_result_free(&r);
+	rm_tree(dir);
+	free(dir);
+	free(home);
+	free(passwd);
+	free(nss);
+	free(script);
 }

@@ -189,9 +189,9 @@ static bool record_says(const struct sbx_result *r, const char *status)
  * sbx's own allocation fails (a loaded host, a low `ulimit -v`): that is
  * no mistake of the caller's policy and may pass on the next try.  Bug: it
  * was recorded as config-error with retryable false, which tells a CI
- * wrapper to give up on a run worth repeating.  sbx is a static binary (no
- * malloc shim), so the test lowers RLIMIT_AS from a cap sbx runs under, a
- * step at a time, to the first cap that makes sbx itself fail (exit 125).
+ * wrapper to give up on a run worth repeating.  No malloc shim is needed:
+ * the test lowers RLIMIT_AS from a cap sbx runs under, a step at a time,
+ * to the first cap that makes sbx itself fail (exit 125).
  */
 Test(nothing_lost, an_allocation_sbx_cannot_make_is_a_retryable_setup_error, .timeout = 300)
 {
