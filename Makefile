@@ -13,6 +13,8 @@
 #   make bench      start-up, throughput and memory against bare and bwrap
 #                   (make bench-deps installs hyperfine, bubblewrap, strace, time)
 #   make bench-readme  README.md's performance table from bench/results.json
+#   make check-engines  contrib/engines/ on real engines: a one-node Slurm
+#                   cluster it starts (root)
 #   make vmcheck    the cgroup tests and VM_SUITES on Debian 12's kernel with
 #                   cgroup v2 delegated, in a VM, as root and as sbxuser
 #                   (make vm-deps installs qemu, busybox-static and the kernel)
@@ -122,7 +124,7 @@ INTEG_SRC  := $(sort $(wildcard tests/integration/*.c))
 UNIT_BIN   := $(BUILD)/tests/unit_tests
 INTEG_BIN  := $(BUILD)/tests/integration_tests
 
-.PHONY: all check check-layers check-comments asan deps demo install uninstall fuzz mutants bench bench-readme bench-deps clean probes test test-unit test-integration vm-deps vmcheck vm-inside
+.PHONY: all check check-layers check-comments check-engines asan deps demo install uninstall fuzz mutants bench bench-readme bench-deps clean probes test test-unit test-integration vm-deps vmcheck vm-inside
 
 all: sbx
 
@@ -194,6 +196,11 @@ check-comments:
 	sh tools/check-comments.sh
 
 check: check-layers check-comments $(SBX) test-unit test-integration
+
+# The shipped engine examples, run as written; needs root (not in check:
+# it installs packages and starts daemons).
+check-engines: $(SBX)
+	sh tests/engines/check-slurm.sh $(SBX)
 
 # What needs no namespaces of its own: the build and the unit tests.
 test: check-layers $(SBX) test-unit
