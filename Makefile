@@ -13,9 +13,10 @@
 #   make bench      start-up, throughput and memory against bare and bwrap
 #                   (make bench-deps installs hyperfine, bubblewrap, strace, time)
 #   make bench-readme  README.md's performance table from bench/results.json
-#   make check-engines  contrib/engines/ run as written: slurm.sbatch on a
-#                   one-node Slurm cluster it starts (root), the Kubernetes
-#                   Job's command in a pod made with unshare
+#   make check-engines  contrib/engines/ run as written (root): slurm.sbatch
+#                   on a one-node Slurm cluster it starts, the Kubernetes
+#                   Job's command in a pod made with unshare, Docker with
+#                   the default and the shipped seccomp profile
 #   make vmcheck    the cgroup tests and VM_SUITES on Debian 12's kernel with
 #                   cgroup v2 delegated, in a VM, as root and as sbxuser
 #                   (make vm-deps installs qemu, busybox-static and the kernel)
@@ -203,6 +204,7 @@ check: check-layers check-comments $(SBX) test-unit test-integration
 check-engines: $(SBX)
 	sh tests/engines/check-slurm.sh $(SBX)
 	sh tests/engines/check-k8s-job.sh $(SBX)
+	sh tests/engines/check-docker.sh $(SBX)
 
 # What needs no namespaces of its own: the build and the unit tests.
 test: check-layers $(SBX) test-unit
