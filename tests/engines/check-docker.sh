@@ -40,6 +40,15 @@ mirror=$(grep -rhE '^(URIs:|deb )' /etc/apt/sources.list /etc/apt/sources.list.d
 [ -n "$mirror" ] || mirror=http://deb.debian.org/debian
 
 tmp=$(mktemp -d /var/tmp/sbx-check-docker.XXXXXX)
+# the containers' cgroups go below one named after the temp dir, which
+# dockerd makes and leaves: the trap removes it
+cg=${tmp##*/}
+# dockerd and its containerd make these whatever their roots are: the
+# trap removes the ones that were not there before (when empty)
+made=""
+for d in /run/docker /run/containerd; do
+	[ -e "$d" ] || made="$made $d"
+done
 dockerd_pid=""
 cleanup() {
 	rc=$?
@@ -51,6 +60,13 @@ cleanup() {
 		wait "$dockerd_pid" 2>/dev/null || true
 		[ "$rc" = 0 ] || { echo "--- last lines of dockerd's log" >&2; tail -n 20 "$tmp/dockerd.log" >&2; }
 	fi
+	for d in /sys/fs/cgroup/"$cg" /sys/fs/cgroup/*/"$cg"; do
+		[ ! -d "$d" ] || rmdir "$d" || { echo "check-docker: cgroup $d left behind" >&2; [ "$rc" != 0 ] || rc=1; }
+	done
+	for d in $made; do
+		[ ! -d "$d" ] || find "$d" -depth -type d -empty -delete
+		[ ! -e "$d" ] || { echo "check-docker: $d left behind, not empty" >&2; [ "$rc" != 0 ] || rc=1; }
+	done
 	# dockerd unmounts its layers when it stops; anything still mounted
 	# below the temp dir would keep rm from removing it
 	if grep -q " $tmp/" /proc/self/mounts; then
@@ -78,11 +94,18 @@ wait_for() {
 	done
 }
 
+# its identity key too, which would go to /etc/docker
+printf '{"deprecated-key-path": "%s"}\n' "$tmp/key.json" >"$tmp/daemon.json"
 dockerd --host "unix://$tmp/docker.sock" --data-root "$tmp/data" --exec-root "$tmp/exec" \
 	--pidfile "$tmp/dockerd.pid" --bridge none --iptables=false --ip6tables=false \
+	--cgroup-parent "/$cg" --config-file "$tmp/daemon.json" \
 	>"$tmp/dockerd.log" 2>&1 &
 dockerd_pid=$!
-wait_for 60 docker info >/dev/null 2>&1 || fail "dockerd did not answer on $tmp/docker.sock within 60 s"
+dockerd_up() {
+	kill -0 "$dockerd_pid" 2>/dev/null || fail "dockerd exited at start: $(tail -n 2 "$tmp/dockerd.log")"
+	docker info >/dev/null 2>&1
+}
+wait_for 60 dockerd_up || fail "dockerd did not answer on $tmp/docker.sock within 60 s"
 say "dockerd up ($(docker info --format '{{.ServerVersion}}, storage {{.Driver}}, cgroup {{.CgroupVersion}}'))"
 
 say "debootstrap --variant=minbase bookworm from $mirror"
