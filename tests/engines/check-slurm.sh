@@ -119,9 +119,12 @@ slurmd_port=$(free_port)
 [ "$ctld_port" != "$slurmd_port" ] || slurmd_port=$(free_port)
 mkdir "$tmp/state" "$tmp/spool"
 export SLURM_CONF="$tmp/slurm.conf"
-# proctrack/linuxproc and task/none: the cgroup plugins need a cgroup
-# tree Slurm may manage, which a CI container need not give; sbx's own
-# limits are what is checked here
+# proctrack/linuxproc and task/none, no cgroup plugins: on a cgroup v1
+# (or hybrid) host proctrack/cgroup and task/cgroup work too (tried), but
+# they leave slurm_<node> cgroups in each hierarchy, and on pure cgroup v2
+# Slurm 22.05 asks systemd over D-Bus for slurmd's cgroup, which a CI
+# machine without systemd as PID 1 cannot give; sbx's own limits are what
+# is checked here
 cat >"$SLURM_CONF" <<EOF
 ClusterName=sbxengines
 SlurmctldHost=$host
