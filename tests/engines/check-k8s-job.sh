@@ -116,7 +116,7 @@ if [ "$(id -u)" = 0 ]; then
 		# unshare runs as host uid $base; its child waits for the map,
 		# and its exec of pod.sh as the namespace's uid 0 gives it the
 		# namespace's capabilities
-		setpriv --reuid=$base --regid=$base --clear-groups \
+		setpriv --reuid="$base" --regid="$base" --clear-groups \
 			unshare --user --mount --pid --fork --kill-child --propagation private \
 			sh -c 'read -r _ <"$0" && exec sh "$1/pod.sh" "$1" "$2"' "$tmp/go" "$tmp" "$1" &
 		pod=$!
@@ -124,7 +124,7 @@ if [ "$(id -u)" = 0 ]; then
 		# files say so; wait for that (bounded), then map
 		k=0
 		until [ "$(readlink "/proc/$pod/ns/user" 2>/dev/null)" != "$(readlink /proc/self/ns/user)" ]; do
-			[ $k -lt 100 ] || fail "unshare made no user namespace"
+			[ $k -lt 100 ] || { kill "$pod" 2>/dev/null; fail "unshare made no user namespace within 10 s: is user.max_user_namespaces 0?"; }
 			sleep 0.1
 			k=$((k + 1))
 		done
