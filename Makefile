@@ -15,6 +15,10 @@
 #   make bench      start-up, throughput and memory against bare and bwrap
 #                   (make bench-deps installs hyperfine, bubblewrap, strace, time)
 #   make bench-readme  README.md's performance table from bench/results.json
+#   make check-engines  contrib/engines/ run as written (root): slurm.sbatch
+#                   on a one-node Slurm cluster it starts, the Kubernetes
+#                   Job's command in a pod made with unshare, Docker with
+#                   the default and the shipped seccomp profile
 #   make vmcheck    the cgroup tests and VM_SUITES on Debian 12's kernel with
 #                   cgroup v2 delegated, in a VM, as root and as sbxuser
 #                   (make vm-deps installs qemu, busybox-static and the kernel)
@@ -111,7 +115,7 @@ INTEG_SRC  := $(sort $(wildcard tests/integration/*.c))
 UNIT_BIN   := $(BUILD)/tests/unit_tests
 INTEG_BIN  := $(BUILD)/tests/integration_tests
 
-.PHONY: all check check-deb check-layers check-comments asan deps demo install uninstall fuzz mutants bench bench-readme bench-deps clean probes test test-unit test-integration vm-deps vmcheck vm-inside
+.PHONY: all check check-deb check-engines check-layers check-comments asan deps demo install uninstall fuzz mutants bench bench-readme bench-deps clean probes test test-unit test-integration vm-deps vmcheck vm-inside
 
 all: sbx
 
@@ -183,6 +187,13 @@ check-comments:
 	sh tools/check-comments.sh
 
 check: check-layers check-comments $(SBX) test-unit test-integration
+
+# The shipped engine examples, run as written; needs root (not in check:
+# it installs packages and starts daemons).
+check-engines: $(SBX)
+	sh tests/engines/check-slurm.sh $(SBX)
+	sh tests/engines/check-k8s-job.sh $(SBX)
+	sh tests/engines/check-docker.sh $(SBX)
 
 # What needs no namespaces of its own: the build and the unit tests.
 test: check-layers $(SBX) test-unit

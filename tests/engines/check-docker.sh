@@ -1,0 +1,147 @@
+#!/bin/sh
+# Checks what contrib/engines/README.md says of Docker: with Docker's
+# default profile `sbx run` fails with a setup-error that names the seccomp
+# filter, and with seccomp-sbx.json, systempaths=unconfined and AppArmor
+# unconfined the jail works.  The image is Debian 12 minbase made here by
+# debootstrap, with sbx copied in; the Docker daemon is one of its own,
+# started here on a socket, data root and exec root in a temp dir, without
+# a bridge or iptables rules (the containers get --network none), and
+# stopped by the trap with everything it made.
+#
+#   sh tests/engines/check-docker.sh [SBX]      (root; SBX default build/sbx)
+set -eu
+src=$(cd "$(dirname "$0")/../.." && pwd)
+sbx=${1:-$src/build/sbx}
+began=$(date +%s)
+
+say() { echo "check-docker: $*"; }
+fail() {
+	echo "check-docker: FAIL: $*" >&2
+	exit 1
+}
+
+[ "$(id -u)" = 0 ] || fail "needs root: it installs Docker, starts a Docker daemon and builds an image with debootstrap; run it as root"
+[ -x "$sbx" ] || fail "$sbx is not an executable sbx: run make first, or name the binary as the first argument"
+need=""
+[ -x /usr/bin/docker ] && command -v dockerd >/dev/null || need="$need docker.io"
+command -v debootstrap >/dev/null || need="$need debootstrap"
+command -v jq >/dev/null || need="$need jq"
+if [ -n "$need" ]; then
+	say "installing$need"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $need >/dev/null ||
+		fail "apt-get install$need failed: run apt-get update, or install them by hand"
+fi
+# Debian's client, which matches Debian's daemon
+docker() { /usr/bin/docker -H "unix://$tmp/docker.sock" "$@"; }
+
+# the Debian mirror apt uses here
+mirror=$(grep -rhE '^(URIs:|deb )' /etc/apt/sources.list /etc/apt/sources.list.d/ 2>/dev/null |
+	grep -oE 'https?://[^ ]*/debian/?( |$)' | head -n 1 | tr -d ' ')
+[ -n "$mirror" ] || mirror=http://deb.debian.org/debian
+
+tmp=$(mktemp -d /var/tmp/sbx-check-docker.XXXXXX)
+# the containers' cgroups go below one named after the temp dir, which
+# dockerd makes and leaves: the trap removes it
+cg=${tmp##*/}
+# dockerd and its containerd make these whatever their roots are: the
+# trap removes the ones that were not there before (when empty)
+made=""
+for d in /run/docker /run/containerd; do
+	[ -e "$d" ] || made="$made $d"
+done
+dockerd_pid=""
+cleanup() {
+	rc=$?
+	trap - EXIT INT TERM
+	if [ -n "$dockerd_pid" ]; then
+		docker rm -f sbx-check >/dev/null 2>&1 || true
+		docker rmi sbx-test >/dev/null 2>&1 || true
+		kill "$dockerd_pid" 2>/dev/null || true
+		wait "$dockerd_pid" 2>/dev/null || true
+		[ "$rc" = 0 ] || { echo "--- last lines of dockerd's log" >&2; tail -n 20 "$tmp/dockerd.log" >&2; }
+	fi
+	for d in /sys/fs/cgroup/"$cg" /sys/fs/cgroup/*/"$cg"; do
+		[ ! -d "$d" ] || rmdir "$d" || { echo "check-docker: cgroup $d left behind" >&2; [ "$rc" != 0 ] || rc=1; }
+	done
+	for d in $made; do
+		[ ! -d "$d" ] || find "$d" -depth -type d -empty -delete
+		[ ! -e "$d" ] || { echo "check-docker: $d left behind, not empty" >&2; [ "$rc" != 0 ] || rc=1; }
+	done
+	# dockerd unmounts its layers when it stops; anything still mounted
+	# below the temp dir would keep rm from removing it
+	if grep -q " $tmp/" /proc/self/mounts; then
+		echo "check-docker: mounts left below $tmp, not removed:" >&2
+		grep " $tmp/" /proc/self/mounts >&2
+		[ "$rc" != 0 ] || rc=1
+	else
+		rm -rf "$tmp"
+	fi
+	say "took $(($(date +%s) - began)) s"
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+wait_for() {
+	limit=$1
+	shift
+	n=0
+	until "$@"; do
+		[ $n -lt "$limit" ] || return 1
+		sleep 1
+		n=$((n + 1))
+	done
+}
+
+# its identity key too, which would go to /etc/docker
+printf '{"deprecated-key-path": "%s"}\n' "$tmp/key.json" >"$tmp/daemon.json"
+dockerd --host "unix://$tmp/docker.sock" --data-root "$tmp/data" --exec-root "$tmp/exec" \
+	--pidfile "$tmp/dockerd.pid" --bridge none --iptables=false --ip6tables=false \
+	--cgroup-parent "/$cg" --config-file "$tmp/daemon.json" \
+	>"$tmp/dockerd.log" 2>&1 &
+dockerd_pid=$!
+dockerd_up() {
+	kill -0 "$dockerd_pid" 2>/dev/null || fail "dockerd exited at start: $(tail -n 2 "$tmp/dockerd.log")"
+	docker info >/dev/null 2>&1
+}
+wait_for 60 dockerd_up || fail "dockerd did not answer on $tmp/docker.sock within 60 s"
+say "dockerd up ($(docker info --format '{{.ServerVersion}}, storage {{.Driver}}, cgroup {{.CgroupVersion}}'))"
+
+say "debootstrap --variant=minbase bookworm from $mirror"
+debootstrap --variant=minbase bookworm "$tmp/rootfs" "$mirror" >"$tmp/debootstrap.log" 2>&1 ||
+	fail "debootstrap failed: $(tail -n 3 "$tmp/debootstrap.log")"
+cp "$sbx" "$tmp/rootfs/usr/local/bin/sbx"
+chmod 0755 "$tmp/rootfs/usr/local/bin/sbx"
+tar -C "$tmp/rootfs" -c . | docker import - sbx-test >/dev/null
+rm -rf "$tmp/rootfs"
+
+# run_in OPTIONS...: sbx's record (--json) of `echo hi` in a jail, from a
+# container of the image made with OPTIONS
+run_in() {
+	docker run --rm --name sbx-check --network none "$@" sbx-test \
+		sbx run --json -- /bin/echo hi
+}
+
+rc=0
+run_in >"$tmp/default.json" 2>"$tmp/default.err" || rc=$?
+status=$(jq -r .status "$tmp/default.json" 2>/dev/null) || status=unreadable
+msg=$(jq -r .message "$tmp/default.json" 2>/dev/null) || msg=""
+[ "$rc" = 125 ] && [ "$status" = setup-error ] ||
+	fail "default profile: want exit 125 and setup-error, got exit $rc, status $status: $(head -c 600 "$tmp/default.json") $(head -c 300 "$tmp/default.err")"
+# the words contrib/engines/README.md quotes
+case $msg in
+*"clone(CLONE_NEWUSER): Operation not permitted: a seccomp filter refuses new namespaces (sbx runs in a Docker container;"*) ;;
+*) fail "default profile: the message is not the one contrib/engines/README.md quotes: $msg" ;;
+esac
+say "default profile: setup-error, exit 125: $msg"
+
+rc=0
+run_in --security-opt seccomp="$src/contrib/engines/seccomp-sbx.json" \
+	--security-opt systempaths=unconfined --security-opt apparmor=unconfined \
+	>"$tmp/sbx.json" 2>"$tmp/sbx.err" || rc=$?
+got=$(jq -r '.status == "ok" and .stdout == "hi\n"' "$tmp/sbx.json" 2>/dev/null) || got=unreadable
+[ "$rc" = 0 ] && [ "$got" = true ] ||
+	fail "with seccomp-sbx.json: want exit 0, ok and stdout hi, got exit $rc: $(head -c 600 "$tmp/sbx.json") $(head -c 300 "$tmp/sbx.err")"
+say "seccomp-sbx.json, systempaths=unconfined, apparmor=unconfined: ok ($(jq -c '.isolation | {uid, host_uid}' "$tmp/sbx.json"))"
+say "PASS"
