@@ -14,14 +14,9 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 sbx=${1:-$src/build/sbx}
 began=$(date +%s)
 
-say() { echo "check-docker: $*"; }
-fail() {
-	echo "check-docker: FAIL: $*" >&2
-	exit 1
-}
-
-[ "$(id -u)" = 0 ] || fail "needs root: it installs Docker, starts a Docker daemon and builds an image with debootstrap; run it as root"
-[ -x "$sbx" ] || fail "$sbx is not an executable sbx: run make first, or name the binary as the first argument"
+CHECK=check-docker
+. "$(dirname "$0")/lib.sh"
+need_sbx "it installs Docker, starts a Docker daemon and builds an image with debootstrap"
 need=""
 [ -x /usr/bin/docker ] && command -v dockerd >/dev/null || need="$need docker.io"
 command -v debootstrap >/dev/null || need="$need debootstrap"
@@ -135,6 +130,13 @@ case $msg in
 *) fail "default profile: the message is not the one contrib/engines/README.md quotes: $msg" ;;
 esac
 say "default profile: setup-error, exit 125: $msg"
+# doctor in the same container gives run's words on its trial line
+doc=$(docker run --rm --network none sbx-test sbx doctor 2>&1) || true
+case $doc in
+*"a seccomp filter refuses new namespaces (sbx runs in a Docker container;"*) ;;
+*) fail "default profile: sbx doctor does not say what run says: $doc" ;;
+esac
+say "default profile: sbx doctor says the same"
 
 rc=0
 run_in --security-opt seccomp="$src/contrib/engines/seccomp-sbx.json" \
@@ -144,4 +146,14 @@ got=$(jq -r '.status == "ok" and .stdout == "hi\n"' "$tmp/sbx.json" 2>/dev/null)
 [ "$rc" = 0 ] && [ "$got" = true ] ||
 	fail "with seccomp-sbx.json: want exit 0, ok and stdout hi, got exit $rc: $(head -c 600 "$tmp/sbx.json") $(head -c 300 "$tmp/sbx.err")"
 say "seccomp-sbx.json, systempaths=unconfined, apparmor=unconfined: ok ($(jq -c '.isolation | {uid, host_uid}' "$tmp/sbx.json"))"
+
+# and as an ordinary user inside the container, not its root
+rc=0
+run_in --user 1000:1000 --security-opt seccomp="$src/contrib/engines/seccomp-sbx.json" \
+	--security-opt systempaths=unconfined --security-opt apparmor=unconfined \
+	>"$tmp/user.json" 2>"$tmp/user.err" || rc=$?
+got=$(jq -r '.status == "ok" and .stdout == "hi\n"' "$tmp/user.json" 2>/dev/null) || got=unreadable
+[ "$rc" = 0 ] && [ "$got" = true ] ||
+	fail "as uid 1000 in the container, with seccomp-sbx.json: want exit 0, ok and stdout hi, got exit $rc: $(head -c 600 "$tmp/user.json") $(head -c 300 "$tmp/user.err")"
+say "the same as uid 1000 in the container: ok"
 say "PASS"

@@ -17,13 +17,9 @@ sbx=${1:-$src/build/sbx}
 yaml=$src/contrib/engines/kubernetes-job.yaml
 began=$(date +%s)
 
-say() { echo "check-k8s-job: $*"; }
-fail() {
-	echo "check-k8s-job: FAIL: $*" >&2
-	exit 1
-}
-
-[ -x "$sbx" ] || fail "$sbx is not an executable sbx: run make first, or name the binary as the first argument"
+CHECK=check-k8s-job
+. "$(dirname "$0")/lib.sh"
+need_sbx ""
 if ! python3 -c 'import yaml' 2>/dev/null; then
 	[ "$(id -u)" = 0 ] || fail "python3-yaml is missing: apt-get install python3-yaml (as root)"
 	say "installing python3-yaml"

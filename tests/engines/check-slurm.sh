@@ -18,14 +18,9 @@ sbx=${1:-$src/build/sbx}
 user=sbxeng
 began=$(date +%s)
 
-say() { echo "check-slurm: $*"; }
-fail() {
-	echo "check-slurm: FAIL: $*" >&2
-	exit 1
-}
-
-[ "$(id -u)" = 0 ] || fail "needs root: it installs Slurm, starts its daemons and adds the user $user; run it as root (sudo make check-engines)"
-[ -x "$sbx" ] || fail "$sbx is not an executable sbx: run make first, or name the binary as the first argument"
+CHECK=check-slurm
+. "$(dirname "$0")/lib.sh"
+need_sbx "it installs Slurm, starts its daemons and adds the user $user"
 
 need=""
 command -v munged >/dev/null || need="$need munge"

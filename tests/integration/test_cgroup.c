@@ -389,6 +389,16 @@ static int wait_for_runs(const char *parent, int n, double seconds)
 	return most;
 }
 
+/* In a child about to become sbx: stdin, stdout and stderr on /dev/null. */
+static void stdio_to_null(void)
+{
+	int null = open("/dev/null", O_RDWR);
+
+	dup2(null, 0);
+	dup2(null, 1);
+	dup2(null, 2);
+}
+
 /* `sbx run -q --cgroup-parent PARENT [-B BIND] -- sh -c CMD` in the background. */
 static pid_t start_sbx(const char *parent, const char *bind, const char *cmd)
 {
@@ -396,10 +406,7 @@ static pid_t start_sbx(const char *parent, const char *bind, const char *cmd)
 
 	cr_assert(pid >= 0);
 	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-		dup2(null, 0);
-		dup2(null, 1);
-		dup2(null, 2);
+		stdio_to_null();
 		if (bind)
 			execl(sbx_path(), "sbx", "run", "-q", "--cgroup-parent", parent, "-t",
 			      "300s", "-B", bind, "--", "/bin/sh", "-c", cmd, (char *)NULL);
@@ -505,11 +512,7 @@ Test(cgroup, a_killed_sbx_leaves_its_scope_as_it_found_it)
 	pid = fork();
 	cr_assert(pid >= 0);
 	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-
-		dup2(null, 0);
-		dup2(null, 1);
-		dup2(null, 2);
+		stdio_to_null();
 		if (!write_text(procs, "0"))
 			_exit(126);
 		execl(sbx_path(), "sbx", "run", "-q", "-m", "64M", "-t", "300s", "--", "/bin/sleep",
@@ -565,10 +568,7 @@ static pid_t start_sbx_rec(const char *parent, const char *bind, const char *rec
 
 	cr_assert(pid >= 0);
 	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-		dup2(null, 0);
-		dup2(null, 1);
-		dup2(null, 2);
+		stdio_to_null();
 		execl(sbx_path(), "sbx", "run", "-q", "-r", rec, "--cgroup-parent", parent, "-t",
 		      "300s", "-B", bind, "--", "/bin/sh", "-c", cmd, (char *)NULL);
 		_exit(127);
