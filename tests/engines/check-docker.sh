@@ -103,8 +103,11 @@ dockerd_up() {
 wait_for 60 dockerd_up || fail "dockerd did not answer on $tmp/docker.sock within 60 s"
 say "dockerd up ($(docker info --format '{{.ServerVersion}}, storage {{.Driver}}, cgroup {{.CgroupVersion}}'))"
 
-say "debootstrap --variant=minbase bookworm from $mirror"
-debootstrap --variant=minbase bookworm "$tmp/rootfs" "$mirror" >"$tmp/debootstrap.log" 2>&1 ||
+# sbx is linked against Debian's libcjson1 and libseccomp2: an image holds
+# them as any image holds a program's libraries (minbase has libseccomp2)
+say "debootstrap --variant=minbase --include=libcjson1 bookworm from $mirror"
+debootstrap --variant=minbase --include=libcjson1 bookworm "$tmp/rootfs" "$mirror" \
+	>"$tmp/debootstrap.log" 2>&1 ||
 	fail "debootstrap failed: $(tail -n 3 "$tmp/debootstrap.log")"
 cp "$sbx" "$tmp/rootfs/usr/local/bin/sbx"
 chmod 0755 "$tmp/rootfs/usr/local/bin/sbx"
