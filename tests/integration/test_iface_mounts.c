@@ -254,6 +254,57 @@ Test(iface_mounts, device_nodes_in_a_bound_tree_do_not_open)
 	sbx_result_free(&r);
 }
 
+/*
+ * Every mount the program can write or bind is nosuid and nodev: a setuid
+ * file or a device node in a bound directory (a host directory another
+ * user fills, a checkout) gives nothing.  no_new_privs already stops
+ * setuid at exec, so the mount flags are read where the program sees them:
+ * the per-mount options of /proc/self/mountinfo.  Only the device nodes
+ * under /dev (bound one by one, the point of which is that they open)
+ * may lack nodev.
+ */
+Test(iface_mounts, every_mount_but_the_device_nodes_is_nosuid_and_nodev)
+{
+	char *ro = make_temp_dir(), *rw = make_temp_dir(), *ws = make_temp_dir();
+	char *ro_arg = xasprintf("%s:/in", ro), *rw_arg = xasprintf("%s:/out", rw);
+	struct sbx_result r;
+	int seen = 0;
+
+	REQUIRE_USERNS();
+	sbx_run(&r, NULL, SBX_ARGV("run", "-b", ro_arg, "-B", rw_arg, "--tmpfs", "/scratch",
+				   "-w", ws, "--", "/bin/cat", "/proc/self/mountinfo"));
+	ASSERT_STATUS(&r, "ok");
+	for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n")) {
+		char point[256], opts[256];
+		bool device;
+
+		/* ID PARENT MAJ:MIN ROOT POINT OPTIONS ... */
+		cr_assert_eq(sscanf(line, "%*s %*s %*s %*s %255s %255s", point, opts), 2,
+			     "unreadable mountinfo line: %s", line);
+		device = strncmp(point, "/dev/", 5) == 0 && strcmp(point, "/dev/shm") != 0 &&
+			 strcmp(point, "/dev/pts") != 0 && strcmp(point, "/dev/mqueue") != 0;
+		if (device)
+			continue;
+		seen++;
+		cr_expect(strstr(opts, ",nosuid") || strncmp(opts, "nosuid", 6) == 0,
+			  "%s is mounted without nosuid: %s", point, opts);
+		if (strcmp(point, "/dev") != 0)
+			cr_expect(strstr(opts, ",nodev") || strncmp(opts, "nodev", 5) == 0,
+				  "%s is mounted without nodev: %s", point, opts);
+	}
+	/* /, /usr, /tmp, /proc, /dev and the four mounts asked for, at least */
+	cr_assert_geq(seen, 9, "only %d mounts in the jail's table", seen);
+	rm_tree(ro);
+	rm_tree(rw);
+	rm_tree(ws);
+	free(ro);
+	free(rw);
+	free(ws);
+	free(ro_arg);
+	free(rw_arg);
+	sbx_result_free(&r);
+}
+
 /* ---- mount targets are resolved once ---------------------------------- */
 
 struct swapper {

@@ -8,6 +8,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 TestSuite(probes_fds_env, .init = probes_require_jail);
@@ -26,6 +28,35 @@ Test(probes_fds_env, only_fds_0_1_2_reach_the_program_when_sbx_inherits_more)
 	run_probe(&r, NULL, NULL, "fd_inherited", NULL);
 	for (int i = 0; i < 7; i++)
 		close(fds[i]);
+	expect_blocked(&r);
+	sbx_result_free(&r);
+}
+
+/*
+ * Attack: an fd inherited at a high number (a service's listening socket
+ * dup'd to 1000, a descriptor near the caller's limit) stays open if a
+ * runner closes only up to its highest kept fd or up to a fixed ceiling.
+ */
+Test(probes_fds_env, only_fds_0_1_2_reach_the_program_when_sbx_inherits_high_numbers)
+{
+	struct rlimit rl;
+	struct sbx_result r;
+	int fd = open("/etc/hostname", O_RDONLY); /* no O_CLOEXEC: sbx inherits them */
+	int high[3] = { 300, 1000, -1 };
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur > 1001)
+		high[2] = (int)(rl.rlim_cur > 65536 ? 65535 : rl.rlim_cur - 1);
+	for (int i = 0; i < 3; i++)
+		if (high[i] >= 0 && (rlim_t)high[i] < rl.rlim_cur)
+			cr_assert_eq(dup2(fd, high[i]), high[i], "dup2 to %d: %s", high[i],
+				     strerror(errno));
+	run_probe(&r, NULL, NULL, "fd_inherited", NULL);
+	for (int i = 0; i < 3; i++)
+		if (high[i] >= 0)
+			close(high[i]);
+	close(fd);
 	expect_blocked(&r);
 	sbx_result_free(&r);
 }
