@@ -19,6 +19,17 @@
 
 /* ---- signals to sbx ------------------------------------------------------ */
 
+/*
+ * How late past its timer the loop must wake for a SIGCONT to mean that
+ * sbx was stopped.  With a CPU or memory limit the meter keeps a deadline
+ * within 100 ms, so any stop that could matter to a limit shows; without
+ * one, a stop that no deadline fell into changed nothing sbx enforces.  A
+ * loaded machine wakes a loop late by milliseconds, not by this.
+ */
+#define STOPPED_LATE_NS (250 * 1000 * 1000LL)
+/* ... and how soon after that wake-up its SIGCONT must come */
+#define STOPPED_CONT_NS (1000 * 1000 * 1000LL)
+
 static void on_signal(struct sup *s)
 {
 	struct signalfd_siginfo si;
@@ -28,8 +39,17 @@ static void on_signal(struct sup *s)
 			sup_job_stop(s, (int)si.ssi_signo);
 			continue;
 		}
-		/* sbx was stopped (SIGSTOP) while the jail ran: the meter looks now */
+		/* A SIGCONT alone says nothing of a stop: Slurm and other job
+		 * engines send one before their SIGTERM to every task, stopped or
+		 * not.  sbx was stopped (SIGSTOP) while the jail ran only if the
+		 * loop also woke long after its timer was due, just before: the
+		 * kernel resumes sbx before it queues the SIGCONT, so the late
+		 * wake-up may come one turn of the loop ahead of the signal. */
 		if (si.ssi_signo == SIGCONT) {
+			if (s->t_woke_late == 0 || monotonic_ns() - s->t_woke_late > STOPPED_CONT_NS) {
+				vlog_line(&s->vlog, "a SIGCONT with no stop of sbx before it");
+				continue;
+			}
 			vlog_line(&s->vlog, "continued after a SIGSTOP of sbx");
 			s->sigstop_seen = true;
 			if (s->dl_cpu != 0)
@@ -308,6 +328,9 @@ int sup_event_loop(struct sup *s)
 		if (n < 0 && errno != EINTR)
 			return err_set(s->err, ERR_INTERNAL, errno, "epoll_wait: %s",
 				       strerror(errno));
+		int64_t now = monotonic_ns();
+		if (s->timer_armed > 0 && now - s->timer_armed > STOPPED_LATE_NS)
+			s->t_woke_late = now;
 		for (int i = 0; i < n; i++)
 			if (evs[i].data.u32 < TAG_COUNT)
 				ready[evs[i].data.u32] = true;

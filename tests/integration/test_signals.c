@@ -400,3 +400,26 @@ Test(status, sigstop_of_sbx_ends_the_jail_at_the_inits_own_wall_bound)
 		  rec_str(&r, "message"));
 	sbx_result_free(&r);
 }
+
+/*
+ * Slurm's scancel (and other job engines) send SIGCONT before SIGTERM to
+ * every task, stopped or not.  A SIGCONT alone is not a stop: the record
+ * says the run was aborted by SIGTERM, and nothing of sbx being stopped.
+ */
+Test(status, a_sigcont_before_sigterm_is_not_reported_as_a_stop)
+{
+	struct stop_run run;
+	struct sbx_result r;
+	const char *msg;
+
+	REQUIRE_USERNS();
+	start_stop_run(&run, "--time", "60s", "--cpu", "30s", "echo up; sleep 300");
+	wait_up(&run);
+	kill(run.pid, SIGCONT);
+	kill(run.pid, SIGTERM);
+	finish_stop_run(&run, &r);
+	ASSERT_STATUS(&r, "aborted");
+	msg = rec_str(&r, "message");
+	cr_assert(msg && !strstr(msg, "stopped"), "message: %s", msg ? msg : "(none)");
+	sbx_result_free(&r);
+}
