@@ -162,9 +162,14 @@ $(SIM_BIN): tests/sim/sbx-sim.c
 # A leak of libcriterion's own runner is not ours (tests/lsan.supp).
 LSAN_ENV := LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp)
 
+# EXPECTED_SKIPS=tests/expected-skips (CI sets it): a test that skips
+# without being named there fails the run (tools/check-skips.sh).
+CHECK_SKIPS = sh tools/check-skips.sh --self-test && sh tools/check-skips.sh $(EXPECTED_SKIPS)
+
 test-unit: $(UNIT_BIN)
 	$(LSAN_ENV) $(UNIT_BIN) --jobs=2 --tap=$(BUILD)/unit.tap; rc=$$?; \
 		grep '# SKIP' $(BUILD)/unit.tap | sed 's/^ok - /skipped: /'; exit $$rc
+	$(if $(EXPECTED_SKIPS),$(CHECK_SKIPS) $(BUILD)/unit.tap)
 
 # Every record the suite sees is checked against the schema afterwards.
 test-integration: $(SBX) $(INTEG_BIN) $(SIM_BIN) probes
@@ -175,6 +180,7 @@ test-integration: $(SBX) $(INTEG_BIN) $(SIM_BIN) probes
 		--tap=$(BUILD)/integration.tap $(INTEG_ARGS); rc=$$?; \
 		grep '# SKIP' $(BUILD)/integration.tap | sed 's/^ok - /skipped: /'; exit $$rc
 	/usr/bin/python3 tests/validate_records.py contrib/result.schema.json $(BUILD)/records.jsonl
+	$(if $(EXPECTED_SKIPS),$(CHECK_SKIPS) $(BUILD)/integration.tap)
 
 # Data flows one way: no file includes a header from a layer above it.
 check-layers:
