@@ -44,6 +44,7 @@ int err_set(struct sbx_err *err, enum err_kind kind, int sys_errno,
 	if (!err)
 		return -1;
 	err->kind = kind;
+	err->cause = CAUSE_NONE;
 	err->sys_errno = sys_errno;
 	err->retryable = false;
 	va_start(ap, fmt);
@@ -120,44 +121,58 @@ const char *err_suggest(const char *word, const char *const *names, size_t n)
 	return NULL;
 }
 
+/* The limit behind E (EMFILE, ENFILE, EAGAIN) and how to raise it, into
+ * BUF; false for any other errno.  RETRY: only waiting can help. */
+static bool limit_advice(int e, char *buf, size_t len, bool *retry)
+{
+	struct rlimit rl = { 0 };
+	char cur[24] = "unlimited";
+
+	*retry = false;
+	if (e == EMFILE) {
+		snprintf(buf, len, "sbx's open-file limit is used up: raise it (ulimit -n 1024) "
+			 "or close what the caller leaks");
+		return true;
+	}
+	if (e == ENFILE) {
+		snprintf(buf, len, "the host's open-file table is full (fs.file-max): retry later");
+		return true;
+	}
+	if (e != EAGAIN)
+		return false;
+	if (getrlimit(RLIMIT_NPROC, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		snprintf(cur, sizeof(cur), "%llu", (unsigned long long)rl.rlim_cur);
+	snprintf(buf, len, "too many processes for this user (ulimit -u is %s; a jail needs at "
+		 "least 2 more than you run) or on the host: raise it (ulimit -u 256) or retry "
+		 "later", cur);
+	*retry = true;
+	return true;
+}
+
 int err_resource(struct sbx_err *err, const char *what, int e)
 {
-	if (e == EMFILE)
-		return err_set(err, ERR_SETUP, e, "%s: %s: sbx's open-file limit is used "
-			       "up: raise it (ulimit -n 1024) or close what the caller leaks",
-			       what, strerror(e));
-	if (e == ENFILE)
-		return err_set(err, ERR_SETUP, e, "%s: %s: the host's open-file table is "
-			       "full (fs.file-max): retry later", what, strerror(e));
-	if (e == EAGAIN) {
-		struct rlimit rl = { 0 };
-		char cur[24] = "unlimited";
+	char advice[320];
+	bool retry;
 
-		if (getrlimit(RLIMIT_NPROC, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-			snprintf(cur, sizeof(cur), "%llu", (unsigned long long)rl.rlim_cur);
-		err_set(err, ERR_SETUP, e, "%s: %s: too many processes for this user "
-			"(ulimit -u is %s; a jail needs at least 2 more than you run) or "
-			"on the host: raise it (ulimit -u 256) or retry later", what,
-			strerror(e), cur);
-		err->retryable = true;
-		return -1;
-	}
-	return err_set(err, ERR_SETUP, e, "%s: %s", what, strerror(e));
+	if (!limit_advice(e, advice, sizeof(advice), &retry))
+		return err_set(err, ERR_SETUP, e, "%s: %s", what, strerror(e));
+	err_set(err, ERR_SETUP, e, "%s: %s: %s", what, strerror(e), advice);
+	err->cause = CAUSE_LIMIT_NAMED;
+	err->retryable = retry;
+	return -1;
 }
 
 void err_name_limit(struct sbx_err *err)
 {
-	struct sbx_err hint = { 0 };
-	size_t n = strlen(err->msg), tail = strlen(strerror(err->sys_errno)) + 2;
-	int e = err->sys_errno;
+	char advice[320];
+	bool retry;
 
-	if ((e != EMFILE && e != ENFILE && e != EAGAIN) || strstr(err->msg, "ulimit"))
+	if (err->cause == CAUSE_LIMIT_NAMED ||
+	    !limit_advice(err->sys_errno, advice, sizeof(advice), &retry))
 		return;
-	if (n > tail && !strcmp(err->msg + n - tail + 2, strerror(e)))
-		err->msg[n - tail] = '\0'; /* err_resource says the errno itself */
-	err_resource(&hint, err->msg, e);
-	snprintf(err->msg, sizeof(err->msg), "%s", hint.msg);
-	err->retryable = err->retryable || hint.retryable;
+	text_append(err->msg, sizeof(err->msg), ": %s", advice);
+	err->cause = CAUSE_LIMIT_NAMED;
+	err->retryable = err->retryable || retry;
 }
 
 void err_print(FILE *f, const char *prefix, const char *msg)

@@ -4,7 +4,8 @@
  * Functions that can fail take a `struct sbx_err *` and return -1 (or NULL)
  * after filling it with err_set().  The message is complete and meant for a
  * person: it names the file:line:col, the option or the syscall, and what to
- * do.  Only the caller at the top (cmd/sbx/main.c, the result record) prints.
+ * do.  Only the commands (src/cmd/) print it: on stderr, in the result
+ * record's message, or both.
  */
 #ifndef SBX_ERR_H
 #define SBX_ERR_H
@@ -21,8 +22,16 @@ enum err_kind {
 	ERR_INTERNAL,
 };
 
+/* What a caller must tell apart without reading the message's words. */
+enum err_cause {
+	CAUSE_NONE = 0,
+	CAUSE_NOT_FOUND,    /* the policy or file asked for directly does not exist */
+	CAUSE_LIMIT_NAMED,  /* the message names the limit that ran out, and its fix */
+};
+
 struct sbx_err {
 	enum err_kind kind;
+	enum err_cause cause; /* reset by err_set, kept by err_prefix */
 	int sys_errno;    /* errno of the failing syscall, 0 if none */
 	bool retryable;   /* transient (EAGAIN from clone) vs environment */
 	char msg[1024];

@@ -642,6 +642,34 @@ static void init_drop_privileges(const struct jail_plan *plan)
 	vlog_line(&plan->vlog, "init: capabilities dropped, host argv/environ wiped");
 }
 
+/*
+ * Its uid/gid maps, written here (self_maps, through
+ * /proc/self, which names this process in any procfs of an ancestor pid
+ * namespace), or by the supervisor, which then writes one byte.
+ */
+static int await_maps(struct jail_plan *plan, struct sbx_err *err)
+{
+	struct jail unused;
+	char go;
+	int self, rc;
+
+	if (plan->self_maps) {
+		self = open("/proc/self", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (self < 0)
+			return err_set(err, ERR_SETUP, errno, "opening /proc/self in the "
+				       "jail's init: %s", strerror(errno));
+		rc = jail_write_maps(self, 0, plan, &unused, err);
+		close(self);
+		return rc;
+	}
+	/* No byte means the supervisor failed the maps or died: leave. */
+	if (read(plan->sync_fd, &go, 1) != 1)
+		_exit(1);
+	close(plan->sync_fd);
+	plan->sync_fd = -1;
+	return 0;
+}
+
 void init_main(struct jail_plan *plan)
 {
 	struct sbx_err err = { 0 };
@@ -656,7 +684,7 @@ void init_main(struct jail_plan *plan)
 	signal(SIGALRM, SIG_DFL);
 	close_inherited(plan);
 	/* in a user namespace without maps the init has no valid uid yet */
-	if (jail_await_maps(plan, &err) < 0)
+	if (await_maps(plan, &err) < 0)
 		setup_failed(plan, &err);
 	/* in the run's cgroup now: the jail sees it as its root (spawn.c) */
 	if (plan->spec->cgroup_fd >= 0 && unshare(CLONE_NEWCGROUP) != 0) {

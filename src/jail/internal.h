@@ -3,8 +3,10 @@
  *
  * spawn.c fills a struct jail_plan in the supervisor (the seccomp program is
  * compiled there, once), clones the init, and the init (init.c) and the
- * target (target.c) work from their copy of it: no parsing or allocation
- * is needed after the clone except for messages.
+ * target (target.c) work from their copy of it: nothing is parsed after the
+ * clone.  The init allocates only for its mounts (mount_bind.c's lists of
+ * submounts and sources, hostbind.c's trees), in the copy of the address
+ * space the clone gave it; the target allocates nothing.
  *
  * Steps that run inside the jail return -1 with a struct sbx_err naming the
  * step ("mount /usr (bind from /usr): Permission denied"); the init sends
@@ -180,8 +182,6 @@ int ownproc_arg_area(int procfd, struct jail_plan *plan, struct sbx_err *err);
  * messages, 0 = the caller's own); OUT gets the host ids mapped. */
 int jail_write_maps(int dirfd, pid_t pid, const struct jail_plan *plan, struct jail *out,
 		    struct sbx_err *err);
-/* In the init: wait for, or write, its maps (spawn.c). */
-int jail_await_maps(struct jail_plan *plan, struct sbx_err *err);
 int ownproc_write(int dirfd, pid_t pid, const char *name, const char *text,
 		  struct sbx_err *err);
 

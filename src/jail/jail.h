@@ -74,16 +74,9 @@ int jail_spawn(const struct jail_spec *spec, struct jail *out, struct sbx_err *e
 void jail_release(struct jail *j);
 
 /*
- * Refuse to run when installed setuid/setgid (euid != uid or egid != gid):
- * sbx is designed to run with the caller's own privileges only.  Returns
- * 0, or -1 with err (ERR_SETUP) saying how to reinstall.  Called early by main.
- */
-int jail_check_not_setuid(struct sbx_err *err);
-
-/*
  * 0 when /proc is the procfs of sbx's own pid namespace, as jail_spawn
- * requires; else -1 with err (ERR_SETUP) saying how to mount one.  For
- * `sbx doctor`.
+ * requires; else -1 with err (ERR_SETUP) saying how to mount one.  Checked
+ * before every run (cmd/run.c), and by `sbx doctor`.
  */
 int jail_check_own_proc(struct sbx_err *err);
 

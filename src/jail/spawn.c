@@ -35,19 +35,6 @@
 #define SYS_clone3 435
 #endif
 
-int jail_check_not_setuid(struct sbx_err *err)
-{
-	/* A setuid sbx would turn policy mistakes into host privilege
-	 * escalation (the class of bugs that hit setuid bubblewrap). */
-	if (geteuid() != getuid() || getegid() != getgid())
-		return err_set(err, ERR_SETUP, EPERM,
-			       "sbx is installed setuid or setgid (uid %u euid %u, "
-			       "gid %u egid %u); it needs no privileges: run "
-			       "'chmod u-s,g-s' on the binary",
-			       getuid(), geteuid(), getgid(), getegid());
-	return 0;
-}
-
 /*
  * Map the policy's uid/gid inside to one host id outside.  An unprivileged
  * caller can only map itself; a root caller maps to the run's own host id
@@ -151,34 +138,6 @@ static void abort_init(pid_t pid, int pidfd)
 	close(pidfd);
 }
 
-/*
- * In the init: its uid/gid maps, written here (self_maps, through
- * /proc/self, which names this process in any procfs of an ancestor pid
- * namespace), or by the supervisor, which then writes one byte.
- */
-int jail_await_maps(struct jail_plan *plan, struct sbx_err *err)
-{
-	struct jail unused;
-	char go;
-	int self, rc;
-
-	if (plan->self_maps) {
-		self = open("/proc/self", O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (self < 0)
-			return err_set(err, ERR_SETUP, errno, "opening /proc/self in the "
-				       "jail's init: %s", strerror(errno));
-		rc = jail_write_maps(self, 0, plan, &unused, err);
-		close(self);
-		return rc;
-	}
-	/* No byte means the supervisor failed the maps or died: leave. */
-	if (read(plan->sync_fd, &go, 1) != 1)
-		_exit(1);
-	close(plan->sync_fd);
-	plan->sync_fd = -1;
-	return 0;
-}
-
 /* The maps, or (self_maps) only the ids the init maps itself to. */
 static int map_init(struct jail_plan *plan, int procfd, pid_t pid, int pidfd,
 		    int sync_w, struct jail *out, struct sbx_err *err)
@@ -272,10 +231,13 @@ static int build_filters(const struct jail_spec *spec, struct jail_plan *plan,
 				 "needs to hand the filter's listener to sbx";
 		return 0;
 	}
-	if (sc_filter_notify(&plan->prog, &plan->notify) < 0 ||
-	    (spec->learn && sc_filter_build_learn(sc, &out->learn, err) < 0)) {
+	if (sc_filter_notify(&plan->prog, &plan->notify) < 0) {
 		free_filters(plan, out);
-		return err->msg[0] ? -1 : err_set(err, ERR_SETUP, ENOMEM, "seccomp: out of memory");
+		return err_set(err, ERR_SETUP, ENOMEM, "seccomp: out of memory");
+	}
+	if (spec->learn && sc_filter_build_learn(sc, &out->learn, err) < 0) {
+		free_filters(plan, out);
+		return -1;
 	}
 	return 0;
 }

@@ -37,8 +37,8 @@ int lang_check_known(const char *lang, struct sbx_err *err)
 			policy_free(&p);
 		return 0;
 	}
-	if (!strstr(err->msg, "not found"))
-		return -1; /* it exists but is invalid: that message says why */
+	if (err->cause != CAUSE_NOT_FOUND)
+		return -1; /* it exists but is invalid (or includes what is missing): that message says why */
 	for (size_t i = 0; i < builtin_policies_count; i++) {
 		struct sbx_err ignored;
 		size_t len = strlen(avail);

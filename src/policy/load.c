@@ -316,8 +316,12 @@ static int resolve_name(struct loader *ld, const char *name, const char *dir,
 		free(paths[i]);
 	if (rc == 1 && lk.cycle_from >= 0)
 		return cycle_error(ld, lk.cycle_from, lk.cycle_display, at);
-	if (rc == 1)
-		return perr(ld->err, at, "policy '%s' not found (looked for %s)", name, lk.looked);
+	if (rc == 1) {
+		perr(ld->err, at, "policy '%s' not found (looked for %s)", name, lk.looked);
+		if (!at)
+			ld->err->cause = CAUSE_NOT_FOUND; /* asked for, not included */
+		return -1;
+	}
 	return rc;
 }
 
@@ -328,8 +332,12 @@ static int resolve(struct loader *ld, const char *name, const char *dir,
 
 	if (is_path_name(name)) {
 		rc = resolve_path(ld, name, dir, at, s);
-		if (rc == 1)
-			return perr(ld->err, at, "policy file %s not found", name);
+		if (rc == 1) {
+			perr(ld->err, at, "policy file %s not found", name);
+			if (!at)
+				ld->err->cause = CAUSE_NOT_FOUND;
+			return -1;
+		}
 		return rc;
 	}
 	if (!valid_policy_name(name))
