@@ -85,7 +85,7 @@ struct sup {
 	bool frozen;                /* the caller's stop froze the cgroup */
 	int64_t stopped_ns;         /* the jail was held for the caller's stops */
 	bool sigstop_seen;          /* a SIGCONT after a stop no job stop of ours asked for */
-	int64_t t_woke_late;        /* the last wake-up long after the timer was due */
+	int64_t t_stop_sign;        /* the last sign that sbx was stopped (loop.c) */
 	int64_t cpu_sampled_ms;     /* last whole-tree sample (0 = none) */
 	int64_t t_cpu_sampled;      /* when it was taken (0 = none) */
 	int64_t sample_ns;          /* the meter's current interval */

@@ -20,14 +20,16 @@
 /* ---- signals to sbx ------------------------------------------------------ */
 
 /*
- * How late past its timer the loop must wake for a SIGCONT to mean that
- * sbx was stopped.  With a CPU or memory limit the meter keeps a deadline
- * within 100 ms, so any stop that could matter to a limit shows; without
- * one, a stop that no deadline fell into changed nothing sbx enforces.  A
- * loaded machine wakes a loop late by milliseconds, not by this.
+ * Two signs that sbx itself was stopped, one of which must come shortly
+ * before a SIGCONT for it to count as the end of a stop.  The first:
+ * epoll_wait() fails with EINTR after a stop and a continue even where no
+ * handler ran (signal(7)), and every signal the loop reads is blocked, so
+ * nothing else cuts its wait short.  The second, for a stop that caught
+ * sbx between two waits: the loop woke this long after its timer was due.
+ * A loaded machine wakes a loop late by milliseconds, not by this.
  */
 #define STOPPED_LATE_NS (250 * 1000 * 1000LL)
-/* ... and how soon after that wake-up its SIGCONT must come */
+/* ... and how soon after either sign its SIGCONT must come */
 #define STOPPED_CONT_NS (1000 * 1000 * 1000LL)
 
 static void on_signal(struct sup *s)
@@ -42,11 +44,11 @@ static void on_signal(struct sup *s)
 		/* A SIGCONT alone says nothing of a stop: Slurm and other job
 		 * engines send one before their SIGTERM to every task, stopped or
 		 * not.  sbx was stopped (SIGSTOP) while the jail ran only if the
-		 * loop also woke long after its timer was due, just before: the
-		 * kernel resumes sbx before it queues the SIGCONT, so the late
-		 * wake-up may come one turn of the loop ahead of the signal. */
+		 * loop also saw a sign of it just before: the kernel resumes sbx
+		 * before it queues the SIGCONT, so the sign may come one turn of
+		 * the loop ahead of the signal. */
 		if (si.ssi_signo == SIGCONT) {
-			if (s->t_woke_late == 0 || monotonic_ns() - s->t_woke_late > STOPPED_CONT_NS) {
+			if (s->t_stop_sign == 0 || monotonic_ns() - s->t_stop_sign > STOPPED_CONT_NS) {
 				vlog_line(&s->vlog, "a SIGCONT with no stop of sbx before it");
 				continue;
 			}
@@ -329,8 +331,8 @@ int sup_event_loop(struct sup *s)
 			return err_set(s->err, ERR_INTERNAL, errno, "epoll_wait: %s",
 				       strerror(errno));
 		int64_t now = monotonic_ns();
-		if (s->timer_armed > 0 && now - s->timer_armed > STOPPED_LATE_NS)
-			s->t_woke_late = now;
+		if (n < 0 || (s->timer_armed > 0 && now - s->timer_armed > STOPPED_LATE_NS))
+			s->t_stop_sign = now;
 		for (int i = 0; i < n; i++)
 			if (evs[i].data.u32 < TAG_COUNT)
 				ready[evs[i].data.u32] = true;
