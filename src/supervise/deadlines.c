@@ -177,6 +177,9 @@ static void check_meter(struct sup *s, int64_t now)
 	s->t_cpu_sampled = now;
 	if (budget != LIMIT_UNLIMITED && (uint64_t)used >= budget && !s->cpu_exceeded) {
 		s->cpu_exceeded = true;
+		/* spent by the first look after a SIGCONT: sbx was stopped (loop.c) */
+		if (s->t_cont_unexplained != 0 && now - s->t_cont_unexplained < STOPPED_CONT_NS)
+			s->sigstop_seen = true;
 		vlog_line(&s->vlog, "tree CPU %lld ms >= budget %llu ms",
 			  (long long)used, (unsigned long long)budget);
 		sup_term_jail(s, now);

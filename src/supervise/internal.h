@@ -41,6 +41,26 @@ enum tag {
 	TAG_OUT_DEST, TAG_ERR_DEST, TAG_OUT_COPY, TAG_ERR_COPY, TAG_NOTIFY, TAG_COUNT
 };
 
+/*
+ * A SIGSTOP of sbx can be neither caught nor passed on, and a SIGCONT
+ * alone proves none: job engines (Slurm's scancel) send one to every task
+ * before SIGTERM, stopped or not.  So a SIGCONT counts as the end of a stop
+ * of sbx only with a sign of it (loop.c):
+ *  - epoll_wait() failed with EINTR, as it does after a stop and a continue
+ *    even where no handler ran (signal(7)); every signal the loop reads is
+ *    blocked, so nothing else cuts the wait short;
+ *  - or the loop woke STOPPED_LATE_NS after its timer was due, for a stop
+ *    that caught sbx between two waits (a loaded machine wakes a loop late
+ *    by milliseconds, not by this);
+ * either at most STOPPED_CONT_NS before the SIGCONT, as the kernel resumes
+ * sbx before it queues the signal;
+ *  - or, after the SIGCONT, the meter's sample taken at once finds the CPU
+ *    budget spent (deadlines.c), as a tree can spend it unseen only while
+ *    sbx cannot look.
+ */
+#define STOPPED_LATE_NS (250 * 1000 * 1000LL)
+#define STOPPED_CONT_NS (1000 * 1000 * 1000LL)
+
 struct sup {
 	const struct run_request *req;
 	const struct policy *pol;
@@ -86,6 +106,7 @@ struct sup {
 	int64_t stopped_ns;         /* the jail was held for the caller's stops */
 	bool sigstop_seen;          /* a SIGCONT after a stop no job stop of ours asked for */
 	int64_t t_stop_sign;        /* the last sign that sbx was stopped (loop.c) */
+	int64_t t_cont_unexplained; /* a SIGCONT came with no such sign before it */
 	int64_t cpu_sampled_ms;     /* last whole-tree sample (0 = none) */
 	int64_t t_cpu_sampled;      /* when it was taken (0 = none) */
 	int64_t sample_ns;          /* the meter's current interval */

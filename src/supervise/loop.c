@@ -19,19 +19,6 @@
 
 /* ---- signals to sbx ------------------------------------------------------ */
 
-/*
- * Two signs that sbx itself was stopped, one of which must come shortly
- * before a SIGCONT for it to count as the end of a stop.  The first:
- * epoll_wait() fails with EINTR after a stop and a continue even where no
- * handler ran (signal(7)), and every signal the loop reads is blocked, so
- * nothing else cuts its wait short.  The second, for a stop that caught
- * sbx between two waits: the loop woke this long after its timer was due.
- * A loaded machine wakes a loop late by milliseconds, not by this.
- */
-#define STOPPED_LATE_NS (250 * 1000 * 1000LL)
-/* ... and how soon after either sign its SIGCONT must come */
-#define STOPPED_CONT_NS (1000 * 1000 * 1000LL)
-
 static void on_signal(struct sup *s)
 {
 	struct signalfd_siginfo si;
@@ -41,21 +28,21 @@ static void on_signal(struct sup *s)
 			sup_job_stop(s, (int)si.ssi_signo);
 			continue;
 		}
-		/* A SIGCONT alone says nothing of a stop: Slurm and other job
-		 * engines send one before their SIGTERM to every task, stopped or
-		 * not.  sbx was stopped (SIGSTOP) while the jail ran only if the
-		 * loop also saw a sign of it just before: the kernel resumes sbx
-		 * before it queues the SIGCONT, so the sign may come one turn of
-		 * the loop ahead of the signal. */
+		/* the end of a SIGSTOP of sbx, or a SIGCONT alone: the signs
+		 * that tell them apart are in internal.h */
 		if (si.ssi_signo == SIGCONT) {
-			if (s->t_stop_sign == 0 || monotonic_ns() - s->t_stop_sign > STOPPED_CONT_NS) {
-				vlog_line(&s->vlog, "a SIGCONT with no stop of sbx before it");
+			int64_t now = monotonic_ns();
+
+			/* the meter looks at once either way: a sample costs little */
+			if (s->dl_cpu != 0)
+				s->dl_cpu = now;
+			if (s->t_stop_sign == 0 || now - s->t_stop_sign > STOPPED_CONT_NS) {
+				vlog_line(&s->vlog, "a SIGCONT with no sign of a stop of sbx yet");
+				s->t_cont_unexplained = now;
 				continue;
 			}
 			vlog_line(&s->vlog, "continued after a SIGSTOP of sbx");
 			s->sigstop_seen = true;
-			if (s->dl_cpu != 0)
-				s->dl_cpu = monotonic_ns();
 			continue;
 		}
 		if (!procstate_is_abort((int)si.ssi_signo))
@@ -333,6 +320,10 @@ int sup_event_loop(struct sup *s)
 		int64_t now = monotonic_ns();
 		if (n < 0 || (s->timer_armed > 0 && now - s->timer_armed > STOPPED_LATE_NS))
 			s->t_stop_sign = now;
+		/* what happened while sbx was stopped (the jail's end, say) is
+		 * read before any deadline that passed meanwhile is acted on */
+		if (n < 0)
+			continue;
 		for (int i = 0; i < n; i++)
 			if (evs[i].data.u32 < TAG_COUNT)
 				ready[evs[i].data.u32] = true;
