@@ -11,6 +11,7 @@
  * before its own fields.  Run by root, every file read is checked by
  * trust.c first.
  */
+#include "base/cleanup.h"
 #include "policy/builtin.h"
 #include "policy/internal.h"
 #include "policy/trust.h"
@@ -54,6 +55,8 @@ static void source_free(struct source *s)
 	memset(s, 0, sizeof(*s));
 }
 
+#define cleanup_source __attribute__((cleanup(source_free)))
+
 static int oom(struct sbx_err *err)
 {
 	return err_set(err, ERR_INTERNAL, 0, "out of memory");
@@ -64,7 +67,7 @@ static int read_policy_file(const char *path, struct source *s, const struct ppo
 			    struct sbx_err *err)
 {
 	/* O_NONBLOCK: a FIFO planted as a policy must not hang the loader */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	int fd cleanup_fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	char reason[512];
 	const char *why;
 	struct stat st;
@@ -80,26 +83,19 @@ static int read_policy_file(const char *path, struct source *s, const struct ppo
 			    "them to your own directories)", path, strerror(errno));
 	if (fd < 0)
 		return perr(err, at, "cannot open policy %s: %s", path, strerror(errno));
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > POLICY_MAX_FILE) {
-		close(fd);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > POLICY_MAX_FILE)
 		return perr(err, at, "policy %s is not a regular file of at most %u bytes",
 			    path, POLICY_MAX_FILE);
-	}
 	/* run by root, a policy another user can write is a root escalation */
-	if ((why = policy_file_untrusted(fd, path, reason, sizeof(reason)))) {
-		close(fd);
+	if ((why = policy_file_untrusted(fd, path, reason, sizeof(reason))))
 		return perr(err, at, "refusing policy %s: %s; run by root, sbx loads only "
 			    "policies that root owns and only root can write, in directories "
 			    "likewise (chown root: and chmod go-w the file and the directories above it)",
 			    path, why);
-	}
 	s->text = malloc((size_t)st.st_size + 1);
-	if (!s->text) {
-		close(fd);
+	if (!s->text)
 		return oom(err);
-	}
 	n = read(fd, s->text, (size_t)st.st_size + 1);
-	close(fd);
 	if (n < 0 || n > st.st_size)
 		return perr(err, at, "cannot read policy %s: %s", path,
 			    n < 0 ? strerror(errno) : "it grew while being read");
@@ -197,7 +193,7 @@ static bool is_path_name(const char *name)
 static int resolve_path(struct loader *ld, const char *name, const char *dir,
 			const struct ppos *at, struct source *s)
 {
-	char *path;
+	char *path cleanup_free = NULL;
 	int rc, idx;
 
 	if (!dir)
@@ -207,7 +203,6 @@ static int resolve_path(struct loader *ld, const char *name, const char *dir,
 	if (!path)
 		return oom(ld->err);
 	rc = source_from_file(path, s, at, ld->err);
-	free(path);
 	if (rc == 0 && (idx = on_stack(ld, s->id)) >= 0) {
 		rc = cycle_error(ld, idx, s->display, at);
 		source_free(s);
@@ -351,7 +346,7 @@ static int load_source(struct loader *ld, struct source *s, const struct ppos *a
 static int load_include(struct loader *ld, const struct pvalue *v, const char *dir)
 {
 	struct origin o = origin_at(&v->at);
-	struct source s;
+	struct source s cleanup_source = { 0 };
 	int rc;
 
 	if (v->kind != PV_STRING)
@@ -365,11 +360,9 @@ static int load_include(struct loader *ld, const struct pvalue *v, const char *d
 	if (ld->depth >= POLICY_MAX_INCLUDE_DEPTH)
 		return perr(ld->err, &v->at, "includes nested deeper than %d levels",
 			    POLICY_MAX_INCLUDE_DEPTH);
-	memset(&s, 0, sizeof(s));
 	rc = resolve(ld, v->text, dir, &v->at, &s);
 	if (rc == 0)
 		rc = load_source(ld, &s, &v->at);
-	source_free(&s);
 	return rc;
 }
 
@@ -454,28 +447,22 @@ static int resolve_top(struct loader *ld, const char *name, struct source *s)
 int policy_load(const char *name_or_path, struct policy *out, struct sbx_err *err)
 {
 	struct loader ld = { .p = out, .err = err };
-	struct source s = { 0 };
-	char *source_name = NULL;
+	struct source s cleanup_source = { 0 };
+	char *source_name cleanup_free = NULL;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	rc = resolve_top(&ld, name_or_path, &s);
-	if (rc != 0) {
-		source_free(&s);
+	if (resolve_top(&ld, name_or_path, &s) != 0)
 		return -1;
-	}
 	if (s.builtin)
 		rc = asprintf(&source_name, "builtin:%s", s.builtin->name);
 	else
 		rc = asprintf(&source_name, "%s", s.display);
 	if (rc < 0) {
-		source_free(&s);
+		source_name = NULL; /* asprintf leaves it undefined */
 		return oom(err);
 	}
-	rc = load_top(out, &s, source_name, err);
-	free(source_name);
-	source_free(&s);
-	return rc;
+	return load_top(out, &s, source_name, err);
 }
 
 int policy_load_text(const char *filename, const char *text, size_t len,

@@ -7,6 +7,7 @@
  * the clamp noted for the record); a sealed policy accepts only what
  * tightens it.
  */
+#include "base/cleanup.h"
 #include "policy/override.h"
 
 #include <errno.h>
@@ -198,38 +199,32 @@ static int apply_bind(struct policy *p, const struct policy_override *ov,
 		      const struct origin *at, struct sbx_err *err)
 {
 	const char *colon = strchr(ov->value, ':');
-	char *src = strndup(ov->value, colon ? (size_t)(colon - ov->value)
-					      : strlen(ov->value));
-	char *abs_src = NULL, *dst = NULL;
+	char *src cleanup_free = strndup(ov->value, colon ? (size_t)(colon - ov->value)
+							  : strlen(ov->value));
+	char *abs_src cleanup_free = NULL, *dst cleanup_free = NULL;
 	struct mount_entry *m;
 
 	/* sealed: no new host path is ever exposed to the program */
-	if (p->sealed) {
-		free(src);
+	if (p->sealed)
 		return refuse_sealed(p, ov, err);
-	}
-	if (!src || !*src || (colon && colon[1] != '/')) {
-		free(src);
+	if (!src || !*src || (colon && colon[1] != '/'))
 		return err_set(err, ERR_USAGE, 0,
 			       "%s: '%s' is not SRC[:DST] with an absolute DST",
 			       ov->option, ov->value);
-	}
 	abs_src = absolute_path(src, err);
-	free(src);
 	if (!abs_src)
 		return -1;
 	/* "/proc/" is /proc: one spelling, checked by the policy's rules */
 	policy_path_clean(abs_src);
 	dst = strdup(colon ? colon + 1 : abs_src);
-	if (dst)
-		policy_path_clean(dst);
-	m = dst ? new_mount(p, dst, at, err) : NULL;
-	if (!m) {
-		free(abs_src);
-		free(dst);
-		return dst ? -1 : err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
-	}
-	m->src = abs_src;
+	if (!dst)
+		return err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
+	policy_path_clean(dst);
+	m = new_mount(p, dst, at, err);
+	if (!m)
+		return -1;
+	steal_ptr(&dst); /* the entry's now */
+	m->src = steal_ptr(&abs_src);
 	m->type = MNT_BIND;
 	m->rw = ov->kind == OV_BIND_RW;
 	return 0;
@@ -241,7 +236,7 @@ static int apply_tmpfs(struct policy *p, const struct policy_override *ov,
 	const char *colon = strrchr(ov->value, ':');
 	uint64_t mib = 0;
 	struct mount_entry *m;
-	char *dst;
+	char *dst cleanup_free = NULL;
 
 	if (p->sealed)
 		return refuse_sealed(p, ov, err);
@@ -253,13 +248,13 @@ static int apply_tmpfs(struct policy *p, const struct policy_override *ov,
 		return -1;
 	dst = strndup(ov->value, colon ? (size_t)(colon - ov->value)
 				       : strlen(ov->value));
-	if (dst)
-		policy_path_clean(dst);
-	m = dst ? new_mount(p, dst, at, err) : NULL;
-	if (!m) {
-		free(dst);
-		return dst ? -1 : err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
-	}
+	if (!dst)
+		return err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
+	policy_path_clean(dst);
+	m = new_mount(p, dst, at, err);
+	if (!m)
+		return -1;
+	steal_ptr(&dst); /* the entry's now */
 	m->type = MNT_TMPFS;
 	m->rw = true;
 	m->size_mb = mib;

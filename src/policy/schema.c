@@ -13,6 +13,7 @@
  * schema_mount.c, the repeated strings (env, sets, lists) by
  * schema_strings.c.
  */
+#include "base/cleanup.h"
 #include "policy/internal.h"
 
 #include <stddef.h>
@@ -111,21 +112,17 @@ static int once_per_file(struct file_state *fs, const char *key, const char *wha
 int once_named(struct file_state *fs, const char *kind, const char *name, size_t name_len,
 	       const struct ppos *at, struct sbx_err *err)
 {
-	char *key = NULL, *what = NULL;
-	int rc = -1;
+	char *key cleanup_free = NULL, *what cleanup_free = NULL;
 
+	/* asprintf leaves a pointer undefined when it fails: reset it */
 	if (asprintf(&key, "%s:%.*s", kind, (int)name_len, name) < 0)
 		key = NULL;
 	else if (asprintf(&what, "%s '%.*s'", kind, (int)(name_len > 200 ? 200 : name_len),
 			  name) < 0)
 		what = NULL;
 	if (!key || !what)
-		err_set(err, ERR_INTERNAL, 0, "out of memory");
-	else
-		rc = once_per_file(fs, key, what, at, err);
-	free(key);
-	free(what);
-	return rc;
+		return err_set(err, ERR_INTERNAL, 0, "out of memory");
+	return once_per_file(fs, key, what, at, err);
 }
 
 static int once_field(struct file_state *fs, const char *path, const struct ppos *at,

@@ -15,6 +15,7 @@
  * cannot swap in another file after the check.  Unprivileged callers
  * gain nothing by planting a policy for themselves: nothing is checked.
  */
+#include "base/cleanup.h"
 #include "policy/trust.h"
 
 #include "base/ids.h"
@@ -113,51 +114,49 @@ const char *policy_file_untrusted(int fd, const char *path, char *buf, size_t ca
 /* BASE/sbx when root may trust it (see the top of the file). */
 static char *trusted_sbx_dir(const char *base)
 {
-	char *dir = NULL, real[PATH_MAX], why[256];
+	char *dir cleanup_free = NULL, real[PATH_MAX], why[256];
 	bool ok = false;
 
-	if (asprintf(&dir, "%s/sbx", base) < 0)
+	if (asprintf(&dir, "%s/sbx", base) < 0) {
+		dir = NULL; /* asprintf leaves it undefined */
 		return NULL;
+	}
 	if (!policy_trust_needed())
-		return dir;
+		return steal_ptr(&dir);
 	if (realpath(dir, real))
 		ok = !chain_untrusted(real, true, why, sizeof(why));
 	else if (errno == ENOENT && realpath(base, real)) /* nothing in it yet: */
 		ok = !chain_untrusted(real, true, why, sizeof(why)); /* its parent decides */
-	if (ok)
-		return dir;
-	free(dir);
-	return NULL;
+	return ok ? steal_ptr(&dir) : NULL;
 }
 
 static char *pw_config_dir(void)
 {
-	char *home = ids_user_home(geteuid()), *base = NULL, *dir;
-	bool ok = home && home[0] == '/' && asprintf(&base, "%s/.config", home) >= 0;
+	char *home cleanup_free = ids_user_home(geteuid()), *base cleanup_free = NULL;
 
-	free(home);
-	if (!ok)
+	if (!home || home[0] != '/' || asprintf(&base, "%s/.config", home) < 0) {
+		base = NULL; /* asprintf leaves it undefined */
 		return NULL;
-	dir = trusted_sbx_dir(base);
-	free(base);
-	return dir;
+	}
+	return trusted_sbx_dir(base);
 }
 
 /* Say once that a config directory another user controls is ignored. */
 static void warn_ignored(const char *base)
 {
 	static bool warned;
-	char *dir = NULL;
+	char *dir cleanup_free = NULL;
 	struct stat st;
 
-	if (warned || asprintf(&dir, "%s/sbx", base) < 0)
+	if (warned || asprintf(&dir, "%s/sbx", base) < 0) {
+		dir = NULL; /* asprintf leaves it undefined */
 		return;
+	}
 	if (stat(dir, &st) == 0)
 		fprintf(stderr, "sbx: note: ignoring %s: run by root, sbx reads only a "
 			"configuration directory that root owns, with every directory "
 			"above it (set HOME to root's home, e.g. use su - or sudo -H)\n", dir);
 	warned = true;
-	free(dir);
 }
 
 char *policy_config_dir(void)

@@ -9,6 +9,7 @@
  * copied is named on stderr and counted in the record's
  * artifact_truncation.
  */
+#include "base/cleanup.h"
 #include "workspace/artifacts.h"
 #include "base/path.h"
 #include "base/procstate.h"
@@ -213,36 +214,24 @@ static enum copy_outcome copy_one(const struct art_file *f, int ws, int out,
 	char leaf[NAME_MAX + 1];
 	struct stat st;
 	uint64_t need;
-	int in, dir, rc = -1;
 
 	/* O_NONBLOCK: a FIFO swapped in for the file cannot hang sbx */
-	in = path_open_beneath(ws, f->path, O_RDONLY | O_NONBLOCK, 0);
+	int in cleanup_fd = path_open_beneath(ws, f->path, O_RDONLY | O_NONBLOCK, 0);
 	if (in < 0)
 		return COPY_FAILED;
 	/* checked on the opened file: a FIFO or device swapped in is no file */
-	if (fstat(in, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(in);
+	if (fstat(in, &st) < 0 || !S_ISREG(st.st_mode))
 		return COPY_REFUSED;
-	}
 	/* a hard link to a file outside (a -w workspace is the host's) is not
 	 * the program's output: only its own files leave with sbx's rights */
-	if (st.st_nlink > 1 && st.st_uid != jail_uid) {
-		close(in);
+	if (st.st_nlink > 1 && st.st_uid != jail_uid)
 		return COPY_REFUSED;
-	}
 	/* the total budget bounds what -o can write to the host */
 	need = data_bytes(in, (uint64_t)st.st_size);
-	if (need > *budget) {
-		close(in);
+	if (need > *budget)
 		return COPY_OVER_BUDGET;
-	}
-	dir = make_parents(out, f->path, leaf);
-	if (dir >= 0) {
-		rc = write_into(in, &st, dir, leaf);
-		close(dir);
-	}
-	close(in);
-	if (rc < 0)
+	int dir cleanup_fd = make_parents(out, f->path, leaf);
+	if (dir < 0 || write_into(in, &st, dir, leaf) < 0)
 		return COPY_FAILED;
 	*budget -= need;
 	return COPIED;

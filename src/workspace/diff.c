@@ -7,6 +7,7 @@
  * is "created" only when its ctime is from the run, and nothing is
  * "deleted" unless both scans were complete.
  */
+#include "base/cleanup.h"
 #include "workspace/artifacts.h"
 
 #include <errno.h>
@@ -84,29 +85,31 @@ static void keep_truncation(struct art_scan *to, const struct art_scan *from)
 	}
 }
 
+static void art_freep(struct artifacts **a)
+{
+	art_free(*a);
+}
+
 struct artifacts *art_diff(int dirfd, const struct art_scan *before,
 			   int64_t since_ns, struct sbx_err *err)
 {
-	struct artifacts *a = calloc(1, sizeof(*a));
+	struct artifacts *a __attribute__((cleanup(art_freep))) = calloc(1, sizeof(*a));
 
 	if (!a) {
 		err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
 		return NULL;
 	}
 	a->after.exclude = before->exclude;
-	if (art_scan(dirfd, &a->after, err) < 0) {
-		art_free(a);
+	if (art_scan(dirfd, &a->after, err) < 0)
 		return NULL;
-	}
 	a->complete = art_scan_complete(before) && art_scan_complete(&a->after);
 	if (!a->complete && art_scan_complete(&a->after))
 		keep_truncation(&a->after, before);
 	if (merge(a, before, since_ns) < 0) {
-		art_free(a);
 		err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
 		return NULL;
 	}
-	return a;
+	return steal_ptr(&a);
 }
 
 void art_mark_size_limit(struct artifacts *a, uint64_t limit_bytes)

@@ -9,6 +9,7 @@
  * could not see per reason.  It runs only when every jail process is gone,
  * so the program cannot race it.
  */
+#include "base/cleanup.h"
 #include "workspace/artifacts.h"
 #include "base/path.h"
 
@@ -138,19 +139,13 @@ static int entry_cmp(const void *a, const void *b)
 
 int art_scan(int dirfd, struct art_scan *s, struct sbx_err *err)
 {
-	struct walk_pos *w = calloc(1, sizeof(*w));
-	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct walk_pos *w cleanup_free = calloc(1, sizeof(*w));
+	int fd cleanup_fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	int rc;
 
-	if (!w || fd < 0) {
-		int e = errno;
-		free(w);
-		if (fd >= 0)
-			close(fd);
-		return err_set(err, ERR_SETUP, e, "scanning the workspace: %s", strerror(e));
-	}
-	rc = walk_dir(s, fd, w);
-	free(w);
+	if (!w || fd < 0)
+		return err_set(err, ERR_SETUP, errno, "scanning the workspace: %s", strerror(errno));
+	rc = walk_dir(s, steal_fd(&fd), w);
 	if (rc < 0)
 		return err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
 	if (s->n > 1) /* qsort(NULL, 0) is UB */

@@ -127,7 +127,7 @@ static int open_source(const char *src, const char *option, struct sbx_err *err)
 	struct stat st;
 	/* O_NOFOLLOW: copy the file named, not whatever a symlink points at;
 	 * O_NONBLOCK: a FIFO cannot hang sbx before the run starts */
-	int fd = open(src, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int fd cleanup_fd = open(src, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 
 	if (fd < 0 && errno == ELOOP)
 		return err_set(err, ERR_USAGE, ELOOP,
@@ -136,12 +136,10 @@ static int open_source(const char *src, const char *option, struct sbx_err *err)
 	if (fd < 0)
 		return err_set(err, ERR_USAGE, errno, "%s %s: %s", option, src,
 			       strerror(errno));
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
 		return err_set(err, ERR_USAGE, 0, "%s %s: not a regular file",
 			       option, src);
-	}
-	return fd;
+	return steal_fd(&fd);
 }
 
 static const char *checked_basename(const char *src, const char *option,
@@ -182,17 +180,17 @@ static int open_target(const struct workspace *ws, const char *name,
 	return fd;
 }
 
-/* SRC (open as IN, closed here) into the workspace as NAME. */
-static int copy_one(const struct workspace *ws, int in, const char *src, const char *name,
+/* SRC (open as SRC_FD, closed here) into the workspace as NAME. */
+static int copy_one(const struct workspace *ws, int src_fd, const char *src, const char *name,
 		    const char *option, struct sbx_err *err)
 {
-	int out = open_target(ws, name, option, err), rc = 0;
+	int in cleanup_fd = src_fd;
+	int out cleanup_fd = open_target(ws, name, option, err);
 	struct stat st;
+	int rc = 0;
 
-	if (out < 0) {
-		close(in);
+	if (out < 0)
 		return -1;
-	}
 	if (copy_bytes(in, out) < 0)
 		rc = err_set(err, ERR_SETUP, errno, "%s: copying %s: %s%s", option,
 			     src, strerror(errno), errno == ENOSPC ?
@@ -202,8 +200,8 @@ static int copy_one(const struct workspace *ws, int in, const char *src, const c
 	if (rc == 0 && fstat(in, &st) == 0 && (st.st_mode & S_IXUSR) && fchmod(out, 0755) < 0)
 		rc = err_set(err, ERR_SETUP, errno, "%s: chmod %s/%s: %s", option,
 			     ws_name(ws), name, strerror(errno));
-	close(in);
-	if (close(out) < 0 && rc == 0)
+	/* a tmpfs reports a failed write at the latest here */
+	if (close(steal_fd(&out)) < 0 && rc == 0)
 		rc = err_set(err, ERR_SETUP, errno, "%s: writing %s/%s: %s",
 			     option, ws_name(ws), name, strerror(errno));
 	if (rc < 0)
@@ -211,26 +209,24 @@ static int copy_one(const struct workspace *ws, int in, const char *src, const c
 	return rc;
 }
 
-/* The tmpfs is made later: keep the open source, refuse a second NAME now. */
-static int defer_input(struct workspace *ws, int in, const char *src, const char *name,
+/* The tmpfs is made later: keep the open source (SRC_FD, kept or closed
+ * here), refuse a second NAME now. */
+static int defer_input(struct workspace *ws, int src_fd, const char *src, const char *name,
 		       const char *option, struct sbx_err *err)
 {
+	int in cleanup_fd = src_fd;
 	struct ws_input *v;
 
 	for (size_t i = 0; i < ws->nin; i++)
-		if (!strcmp(ws->in[i].name, name)) {
-			close(in);
+		if (!strcmp(ws->in[i].name, name))
 			return err_set(err, ERR_USAGE, EEXIST, "%s: a file named '%s' is "
 				       "already in the workspace (rename one of them)",
 				       option, name);
-		}
 	v = realloc(ws->in, (ws->nin + 1) * sizeof(*v));
-	if (!v) {
-		close(in);
+	if (!v)
 		return err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
-	}
 	ws->in = v;
-	ws->in[ws->nin++] = (struct ws_input){ .fd = in, .name = name, .src = src,
+	ws->in[ws->nin++] = (struct ws_input){ .fd = steal_fd(&in), .name = name, .src = src,
 					       .option = option };
 	return 0;
 }
@@ -318,19 +314,15 @@ int workspace_attach(struct workspace *ws, int mnt_fd, uint32_t host_uid,
 		setfsgid(host_uid);
 		setfsuid(host_uid);
 	}
-	for (size_t i = 0; i < ws->nin; i++) {
+	/* what a failure leaves uncopied, workspace_close() closes */
+	for (size_t i = 0; i < ws->nin && rc == 0; i++) {
 		struct ws_input *in = &ws->in[i];
-		if (rc == 0)
-			rc = copy_one(ws, in->fd, in->src, in->name, in->option, err);
-		else
-			close(in->fd);
-		in->fd = -1;
+		rc = copy_one(ws, steal_fd(&in->fd), in->src, in->name, in->option, err);
 	}
 	if (as_jail) {
 		setfsuid(0);
 		setfsgid(0);
 	}
-	ws->nin = 0;
 	return rc;
 }
 
