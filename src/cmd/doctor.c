@@ -51,9 +51,9 @@ struct check {
 
 static void fix_userns(struct check *c)
 {
-	long max = doctor_read_long("/proc/sys/user/max_user_namespaces");
-	long clone = doctor_read_long("/proc/sys/kernel/unprivileged_userns_clone");
-	long aa = doctor_read_long("/proc/sys/kernel/apparmor_restrict_unprivileged_userns");
+	long max = jail_read_long("/proc/sys/user/max_user_namespaces");
+	long clone = jail_read_long("/proc/sys/kernel/unprivileged_userns_clone");
+	long aa = jail_read_long("/proc/sys/kernel/apparmor_restrict_unprivileged_userns");
 	char extra[200] = "";
 
 	if (max >= 0)
@@ -92,7 +92,7 @@ static void fix_inside_userns(struct check *c)
 {
 	if (c->state == DOC_OK)
 		return;
-	if (doctor_read_long("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1)
+	if (jail_read_long("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1)
 		doctor_fmt(c->fix, sizeof(c->fix), APPARMOR_FIX);
 	else if (!strcmp(c->name, "own /proc"))
 		doctor_fmt(c->fix, sizeof(c->fix), "mount a proc for sbx's pid namespace: "

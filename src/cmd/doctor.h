@@ -23,9 +23,6 @@ enum doctor_state probe_run(probe_fn fn, char *detail, size_t len);
 void doctor_fmt(char *buf, size_t len, const char *f, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Read a small integer from a /proc file; -1 when absent or unreadable. */
-long doctor_read_long(const char *path);
-
 /* The "sbx run" check (doctor_trial.c): a trial run through cmd_run. */
 struct doctor_trial {
 	char detail[256];

@@ -48,19 +48,6 @@ void doctor_fmt(char *buf, size_t len, const char *f, ...)
 	va_end(ap);
 }
 
-long doctor_read_long(const char *path)
-{
-	FILE *f = fopen(path, "re");
-	long v = -1;
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
 static int write_file(const char *path, const char *text)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
@@ -248,7 +235,7 @@ static int mount_proc_as_init(void)
 	if (mount("proc", "/tmp/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
 		return errno;
 	/* the new /proc must show only this namespace: we are pid 1 in it */
-	if (doctor_read_long("/tmp/proc/self/stat") != 1)
+	if (jail_read_long("/tmp/proc/self/stat") != 1)
 		return EPROTO;
 	return 0;
 }

@@ -90,7 +90,7 @@ static int try_unshare(int flags)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-static long read_long(const char *path)
+long jail_read_long(const char *path)
 {
 	FILE *f = fopen(path, "re");
 	long v = -1;
@@ -144,13 +144,13 @@ static const char *surroundings(void)
 static int user_refused(int e, struct sbx_err *err)
 {
 	const char *where = surroundings();
-	long max = read_long("/proc/sys/user/max_user_namespaces");
+	long max = jail_read_long("/proc/sys/user/max_user_namespaces");
 	int un = try_unshare(CLONE_NEWUSER);
 
 	if (!strncmp(where, " inside another sbx", 19))
 		return err_set(err, ERR_SETUP, e, "clone(CLONE_NEWUSER): %s: sbx runs%s: "
 			       "run it outside the jail", strerror(e), where);
-	if (e == EPERM && read_long("/proc/sys/kernel/unprivileged_userns_clone") == 0)
+	if (e == EPERM && jail_read_long("/proc/sys/kernel/unprivileged_userns_clone") == 0)
 		return err_set(err, ERR_SETUP, e, "clone(CLONE_NEWUSER): %s: unprivileged "
 			       "user namespaces are disabled: sudo sysctl -w "
 			       "kernel.unprivileged_userns_clone=1", strerror(e));
@@ -181,7 +181,7 @@ static int user_refused(int e, struct sbx_err *err)
 		return err_set(err, ERR_SETUP, e, "clone(CLONE_NEWUSER): %s: this kernel has "
 			       "no user namespaces (CONFIG_USER_NS): use a kernel built with it",
 			       strerror(e));
-	if (e == EPERM && read_long("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1)
+	if (e == EPERM && jail_read_long("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1)
 		return err_set(err, ERR_SETUP, e, "clone(CLONE_NEWUSER): %s: %s",
 			       strerror(e), APPARMOR_FIX);
 	return err_set(err, ERR_SETUP, e, "clone(CLONE_NEWUSER): %s: the kernel or a "
@@ -196,7 +196,7 @@ static int other_refused(const struct ns_kind *ns, int e, struct sbx_err *err)
 	long max;
 
 	snprintf(path, sizeof(path), "/proc/sys/user/%s", ns->count);
-	max = read_long(path);
+	max = jail_read_long(path);
 	if (e == ENOSPC)
 		return err_set(err, ERR_SETUP, e, "clone(CLONE_NEWUSER|%s namespace): %s: "
 			       "the %s namespace count is used up (user.%s is %ld in this or "

@@ -93,5 +93,9 @@ const char *jail_map_refusal(int e);
 /* Before the jail's clone: note the bounding set for jail_map_refusal. */
 void jail_note_bounding_set(void);
 int jail_diagnose_resource(const char *what, int e, struct sbx_err *err);
+/* The number a sysctl or other small /proc file holds; -1 when it is
+ * absent or unreadable.  The one reader of the settings the diagnosis
+ * names, for run's messages and doctor's lines alike. */
+long jail_read_long(const char *path);
 
 #endif
