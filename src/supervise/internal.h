@@ -49,9 +49,9 @@ enum tag {
  *  - epoll_wait() failed with EINTR, as it does after a stop and a continue
  *    even where no handler ran (signal(7)); every signal the loop reads is
  *    blocked, so nothing else cuts the wait short;
- *  - or the loop woke STOPPED_LATE_NS after its timer was due, for a stop
- *    that caught sbx between two waits (a loaded machine wakes a loop late
- *    by milliseconds, not by this);
+ *  - or the loop woke STOPPED_LATE_NS after its timer was due, or one turn
+ *    of it took that long, for a stop that caught sbx at work between two
+ *    waits (a loaded machine wakes a loop late by milliseconds, not by this);
  * either at most STOPPED_CONT_NS before the SIGCONT, as the kernel resumes
  * sbx before it queues the signal;
  *  - or, after the SIGCONT, the meter's sample taken at once finds the CPU

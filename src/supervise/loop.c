@@ -305,6 +305,7 @@ static int handle_ready(struct sup *s, const bool ready[TAG_COUNT], const bool b
 int sup_event_loop(struct sup *s)
 {
 	struct epoll_event evs[TAG_COUNT + 2];
+	int64_t turn_began = monotonic_ns();
 
 	while (!settled(s)) {
 		bool ready[TAG_COUNT] = { false }, batch[2] = { false, false };
@@ -313,11 +314,16 @@ int sup_event_loop(struct sup *s)
 		update_out_watch(s, 0);
 		update_out_watch(s, 1);
 		sup_arm_timer(s);
+		/* signs of a stop of sbx (internal.h): a turn that took this long */
+		int64_t now = monotonic_ns();
+		if (now - turn_began > STOPPED_LATE_NS)
+			s->t_stop_sign = now;
 		int n = epoll_wait(s->epfd, evs, (int)(sizeof(evs) / sizeof(evs[0])), -1);
 		if (n < 0 && errno != EINTR)
 			return err_set(s->err, ERR_INTERNAL, errno, "epoll_wait: %s",
 				       strerror(errno));
-		int64_t now = monotonic_ns();
+		/* ... a wait cut short, or one that ended long after its timer */
+		now = turn_began = monotonic_ns();
 		if (n < 0 || (s->timer_armed > 0 && now - s->timer_armed > STOPPED_LATE_NS))
 			s->t_stop_sign = now;
 		/* what happened while sbx was stopped (the jail's end, say) is
