@@ -98,6 +98,8 @@ static void fix_inside_userns(struct check *c)
 		doctor_fmt(c->fix, sizeof(c->fix), "mount a proc for sbx's pid namespace: "
 		    "unshare --pid --fork --mount-proc, bwrap --unshare-pid --proc /proc, "
 		    "or mount -t proc proc /proc in a new mount namespace");
+	else if (!strcmp(c->name, "pid namespace+proc") && jail_proc_refusal(EPERM))
+		doctor_fmt(c->fix, sizeof(c->fix), "%s", jail_proc_refusal(EPERM));
 	else if (!strcmp(c->name, "pid namespace+proc"))
 		doctor_fmt(c->fix, sizeof(c->fix), "a fully visible /proc is needed to mount a new "
 		    "one: in a container, run sbx on the host or unmask /proc "

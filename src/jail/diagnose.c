@@ -44,15 +44,17 @@ static const struct ns_kind {
 };
 
 /* Every call sbx builds the jail with that a container profile may refuse:
- * the namespace calls, the old mount calls and the new mount API. */
+ * the namespace calls, the old mount calls, the new mount API and the
+ * jail's hostname. */
 #define SECCOMP_FIX \
-	"allow clone, unshare, setns, mount, umount2, pivot_root and the new mount API " \
-	"(open_tree, move_mount, fsopen, fsconfig, fsmount, mount_setattr) in the " \
-	"container's seccomp profile: docker/podman run --security-opt " \
+	"allow clone, unshare, setns, mount, umount2, pivot_root, the new mount API " \
+	"(open_tree, move_mount, fsopen, fsconfig, fsmount, mount_setattr) and " \
+	"sethostname in the container's seccomp profile: docker/podman run --security-opt " \
 	"seccomp=contrib/engines/seccomp-sbx.json (or add {\"names\":[\"clone\",\"unshare\"," \
 	"\"setns\",\"mount\",\"umount2\",\"pivot_root\",\"open_tree\",\"move_mount\"," \
-	"\"fsopen\",\"fsconfig\",\"fsmount\",\"mount_setattr\"],\"action\":" \
-	"\"SCMP_ACT_ALLOW\"} to yours); Kubernetes: securityContext.seccompProfile " \
+	"\"fsopen\",\"fsconfig\",\"fsmount\",\"mount_setattr\",\"sethostname\"]," \
+	"\"action\":\"SCMP_ACT_ALLOW\"} to yours, and drop those calls from its rules that " \
+	"refuse them); Kubernetes: securityContext.seccompProfile " \
 	"{type: Localhost, localhostProfile: sbx.json} " \
 	"(contrib/engines/kubernetes-job.yaml); or run sbx on the host"
 #define APPARMOR_FIX \
@@ -266,6 +268,66 @@ const char *jail_mount_refusal(int e)
 		 "(sbx runs%s%s): %s", e == EPERM ? "EPERM" : "ENOSYS", calls, surroundings(),
 		 e == ENOSYS ? "; this kernel has the calls: a profile older than a call "
 		 "answers ENOSYS for it" : "", SECCOMP_FIX);
+	return text;
+}
+
+/* sethostname(NULL, 65): past the capability check the kernel refuses the
+ * length (EINVAL); a filter answers before it looks. */
+const char *jail_hostname_refusal(int e)
+{
+	static char text[1024];
+	int saved = errno;
+	long rc;
+
+	if ((e != EPERM && e != ENOSYS) || jail_seccomp_mode() != 2)
+		return NULL;
+	errno = 0;
+	rc = syscall(SYS_sethostname, NULL, 65);
+	if (rc == 0 || errno != e) {
+		errno = saved;
+		return NULL;
+	}
+	errno = saved;
+	snprintf(text, sizeof(text), "a seccomp filter sbx runs under answers %s for "
+		 "sethostname (sbx runs%s): %s", e == EPERM ? "EPERM" : "ENOSYS",
+		 surroundings(), SECCOMP_FIX);
+	return text;
+}
+
+/* Whether a mount covers a part of /proc: a container runtime's masks
+ * (/dev/null on /proc/kcore) and read-only binds (/proc/sys).  Not
+ * binfmt_misc, on an empty directory the kernel lets a new proc pass. */
+static bool proc_covered(void)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[4096], mp[4096];
+	bool covered = false;
+
+	while (f && !covered && fgets(line, sizeof(line), f))
+		covered = sscanf(line, "%*s %*s %*s %*s %4095s", mp) == 1 &&
+			  !strncmp(mp, "/proc/", 6) &&
+			  strcmp(mp, "/proc/sys/fs/binfmt_misc") != 0;
+	if (f)
+		fclose(f);
+	return covered;
+}
+
+const char *jail_proc_refusal(int e)
+{
+	static char text[1024];
+	int saved = errno;
+
+	if (e != EROFS && (e != EPERM || !proc_covered())) {
+		errno = saved;
+		return NULL;
+	}
+	errno = saved;
+	snprintf(text, sizeof(text), "%s (sbx runs%s), and the kernel makes a new proc "
+		 "only where all of /proc is visible: run the container with /proc "
+		 "unmasked: docker run --security-opt systempaths=unconfined, podman run "
+		 "--security-opt unmask=ALL, Kubernetes securityContext.procMount: Unmasked "
+		 "(with hostUsers: false)", e == EROFS ? "/proc/sys is read-only here"
+		 : "parts of /proc are masked or read-only here", surroundings());
 	return text;
 }
 

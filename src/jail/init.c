@@ -143,6 +143,7 @@ static void tie_to_supervisor(const struct jail_plan *plan)
 static int build_root(const struct jail_plan *plan, struct jail_fs *fs)
 {
 	const struct policy *p = plan->policy;
+	const char *host = p->hostname ? p->hostname : "sbx";
 	struct sbx_err err = { 0 };
 	int ucount_fd;
 
@@ -157,6 +158,16 @@ static int build_root(const struct jail_plan *plan, struct jail_fs *fs)
 	/* the jail's own netns only: the host's is not ours to change */
 	if (p->network != NET_HOST && net_limit_dgram_queue(&err) < 0)
 		setup_failed(plan, &err);
+	/* before the root is built, so that a refusal is explained by what
+	 * the host's files show (a container runtime's marker files) */
+	if (sethostname(host, strlen(host)) < 0) {
+		int e = errno;
+		const char *filter = jail_hostname_refusal(e);
+
+		err_set(&err, ERR_SETUP, e, "sethostname(%s): %s%s%s", host, strerror(e),
+			filter ? ": " : "", filter ? filter : "");
+		setup_failed(plan, &err);
+	}
 	/* Not dumpable: the target (same uid) cannot open the fds in /proc/1/fd to
 	 * reach the control socket, nor ptrace us. */
 	if (prctl(PR_SET_DUMPABLE, 0) < 0) {
@@ -180,14 +191,8 @@ static int build_root(const struct jail_plan *plan, struct jail_fs *fs)
 static void finish_jail(const struct jail_plan *plan, int ucount_fd)
 {
 	const struct policy *p = plan->policy;
-	const char *host = p->hostname ? p->hostname : "sbx";
 	struct sbx_err err = { 0 };
 
-	if (sethostname(host, strlen(host)) < 0) {
-		err_set(&err, ERR_SETUP, errno, "sethostname(%s): %s", host,
-			strerror(errno));
-		setup_failed(plan, &err);
-	}
 	if (p->network == NET_LOOPBACK && net_loopback_up(&err) < 0)
 		setup_failed(plan, &err);
 	/* Before anything of the program's runs: its share of the caller's

@@ -109,6 +109,8 @@ int mount_refuse(struct sbx_err *err, const struct mount_entry *m, const char *w
  * answers any of them so (the kernel refused). */
 int jail_seccomp_mode(void);
 const char *jail_mount_refusal(int e);
+/* ... after sethostname() failed with E: the filter that answered, or NULL. */
+const char *jail_hostname_refusal(int e);
 int mount_keep_tmpfs(struct root_build *b, int mnt);
 /* mount_bind.c: open every bind source and the workspace while the host
  * is visible; bind M from its source S. */

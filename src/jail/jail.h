@@ -90,6 +90,10 @@ int jail_diagnose_clone(int flags, int e, struct sbx_err *err);
 /* Why writing the jail's uid or gid map failed with E, with its fix, when
  * the cause is known (an empty capability bounding set); else NULL. */
 const char *jail_map_refusal(int e);
+/* After a proc mount or a /proc/sys write failed with E: for EROFS, or
+ * EPERM where mounts cover parts of /proc, the runtime's masks and their
+ * fix (run's message and doctor's line alike); else NULL. */
+const char *jail_proc_refusal(int e);
 /* Before the jail's clone: note the bounding set for jail_map_refusal. */
 void jail_note_bounding_set(void);
 int jail_diagnose_resource(const char *what, int e, struct sbx_err *err);

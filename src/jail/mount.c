@@ -81,6 +81,9 @@ int mount_fail(struct sbx_err *err, int e, const struct mount_entry *m, const ch
 		return err_set(err, ERR_SETUP, e, "mount %s (%s%s%s): %s: %s: %s", m->dst,
 			       type_name(m->type), m->src ? " from " : "", m->src ? m->src : "",
 			       step, strerror(e), filter);
+	if (m->type == MNT_PROC && (filter = jail_proc_refusal(e)))
+		return err_set(err, ERR_SETUP, e, "mount %s (proc): %s: %s: %s", m->dst, step,
+			       strerror(e), filter);
 	if (e == ENOSYS)
 		step = mount_cause(e);
 	if (e == ELOOP)

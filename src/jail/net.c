@@ -51,12 +51,16 @@ int net_loopback_up(struct sbx_err *err)
 int net_limit_dgram_queue(struct sbx_err *err)
 {
 	int fd = open("/proc/sys/net/unix/max_dgram_qlen", O_WRONLY | O_CLOEXEC);
+	const char *why;
 	int e = 0;
 
 	if (fd < 0 || write(fd, "0", 1) != 1)
 		e = errno ? errno : EIO;
 	if (fd >= 0)
 		close(fd);
+	if (e && (why = jail_proc_refusal(e)))
+		return err_set(err, ERR_SETUP, e, "writing net.unix.max_dgram_qlen = 0 in the "
+			       "jail's network namespace: %s: %s", strerror(e), why);
 	if (e)
 		return err_set(err, ERR_SETUP, e, "writing net.unix.max_dgram_qlen = 0 in the "
 			       "jail's network namespace: %s (sbx needs /proc/sys writable to "

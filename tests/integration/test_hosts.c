@@ -282,6 +282,36 @@ Test(hosts, a_filter_on_open_tree_only_is_named, .timeout = 240)
 		       "\"open_tree\"");
 }
 
+/* podman's default profile refuses sethostname to a container without
+ * CAP_SYS_ADMIN: the last call of the jail's set-up, where run once said
+ * only "Operation not permitted". */
+Test(hosts, a_filter_on_sethostname_only_is_named, .timeout = 240)
+{
+	NEED_USERNS();
+	expect_refused(SIM("--seccomp", "sethostname"), "sethostname(sbx): Operation not "
+		       "permitted: a seccomp filter sbx runs under answers EPERM for sethostname",
+		       "\"sethostname\"");
+}
+
+/* /proc as Docker and podman leave it by default (masked files, /proc/sys
+ * read-only): the kernel refuses the jail a new proc, and sbx's sysctl
+ * write in the jail's network namespace fails first.  The message names
+ * the runtimes' options that unmask it. */
+Test(hosts, a_masked_proc_names_the_runtimes_unmask_options, .timeout = 240)
+{
+	NEED_USERNS();
+	expect_refused(SIM("--proc-masked"), "/proc/sys is read-only here",
+		       "podman run --security-opt unmask=ALL");
+}
+
+/* Only a masked file: the sysctl write works, the new proc is refused. */
+Test(hosts, a_masked_proc_file_names_why_the_new_proc_is_refused, .timeout = 240)
+{
+	NEED_USERNS();
+	expect_refused_at(SIM("--proc-masked-rw"), "parts of /proc are masked or read-only here",
+			  "docker run --security-opt systempaths=unconfined", "pid namespace+proc");
+}
+
 /* uid 0 of a user namespace whose bounding set is empty (bwrap --uid 0
  * without --cap-add): the jail's maps are refused.  Run and doctor's user
  * namespace line name that cause, where both once pointed at each other. */

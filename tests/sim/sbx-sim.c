@@ -17,6 +17,8 @@
  *                      a runtime's profile older than those calls answers
  *   --seccomp pivot_root  only pivot_root refused (EPERM)
  *   --seccomp open_tree   only open_tree refused (EPERM)
+ *   --seccomp sethostname only sethostname refused (EPERM), as podman's
+ *                      default profile does without CAP_SYS_ADMIN
  *   --userns           a user namespace that maps only the caller, as uid 0
  *                      (unshare -Ur, rootless containers)
  *   --no-caps          --userns, then every capability dropped from the
@@ -26,6 +28,10 @@
  *   --max NAME         --userns, then /proc/sys/user/NAME = 0 in it (a
  *                      per-user-namespace limit: the host is untouched)
  *   --no-proc          an empty tmpfs over /proc (private mount namespace)
+ *   --proc-masked      /proc as container runtimes leave it by default:
+ *                      /dev/null over /proc/kcore (or another file runtimes
+ *                      mask), /proc/sys bound read-only
+ *   --proc-masked-rw   only that file masked
  *   --tmp-full         a full temporary directory: a 64 KiB tmpfs, filled,
  *                      as TMPDIR (sbx's only use of /tmp is as the default
  *                      TMPDIR; mounted on /mnt, since over /tmp it would hide
@@ -98,6 +104,21 @@ static void private_mounts(void)
 		cannot("making / private");
 }
 
+/* /dev/null over the first of the files runtimes mask that this kernel has */
+static void mask_proc_file(void)
+{
+	static const char *const files[] = { "/proc/kcore", "/proc/keys", "/proc/timer_list",
+		"/proc/sysrq-trigger", NULL };
+
+	for (const char *const *f = files; *f; f++)
+		if (access(*f, F_OK) == 0) {
+			if (mount("/dev/null", *f, NULL, MS_BIND, NULL) < 0)
+				cannot("binding /dev/null over a /proc file");
+			return;
+		}
+	cannot("finding a /proc file to mask");
+}
+
 static void fill_tmp(void)
 {
 	char buf[4096];
@@ -154,11 +175,12 @@ static void install_seccomp(const char *kind)
 	} else if (!strcmp(kind, "newmount")) {
 		for (const char *const *n = newmount; *n; n++)
 			rule(ctx, ENOSYS, *n);
-	} else if (!strcmp(kind, "pivot_root") || !strcmp(kind, "open_tree")) {
+	} else if (!strcmp(kind, "pivot_root") || !strcmp(kind, "open_tree") ||
+		   !strcmp(kind, "sethostname")) {
 		rule(ctx, EPERM, kind);
 	} else {
 		fprintf(stderr, "sbx-sim: --seccomp docker|unshare|clone|seccomp|newmount|"
-			"pivot_root|open_tree\n");
+			"pivot_root|open_tree|sethostname\n");
 		exit(2);
 	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || seccomp_load(ctx) < 0)
@@ -203,6 +225,14 @@ static int apply(char **argv, int i, const char **seccomp)
 		private_mounts();
 		if (mount("tmpfs", "/proc", "tmpfs", 0, "size=16k") < 0)
 			cannot("tmpfs over /proc");
+		return 1;
+	} else if (!strcmp(a, "--proc-masked") || !strcmp(a, "--proc-masked-rw")) {
+		private_mounts();
+		mask_proc_file();
+		if (!strcmp(a, "--proc-masked") &&
+		    (mount("/proc/sys", "/proc/sys", NULL, MS_BIND | MS_REC, NULL) < 0 ||
+		     mount(NULL, "/proc/sys", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) < 0))
+			cannot("binding /proc/sys read-only");
 		return 1;
 	} else if (!strcmp(a, "--tmp-full") || !strcmp(a, "--tmp-ro")) {
 		private_mounts();
