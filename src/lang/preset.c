@@ -3,17 +3,15 @@
  * preset --lang auto picks by the file's extension; see preset.h.
  *
  * The choice is preset knowledge (extensions, lang blocks, the built-in
- * list), so it lives with the presets; -p nsjail:FILE is loaded through
- * the importer (import/nsjail.h); applying the command line's
- * overrides on top is the policy layer's (policy/override.h), and
- * src/cmd/effective.c puts the two together for run and explain.
+ * list), so it lives with the presets; loading what was chosen (-p
+ * nsjail:FILE through the importer) and applying the command line's
+ * overrides on top are src/cmd/effective.c's, for run and explain.
  */
 #include "lang/preset.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "import/nsjail.h"
 #include "lang/installed.h"
 #include "policy/builtin.h"
 #include "policy/override.h"
@@ -139,8 +137,8 @@ static int borrow_lang(struct policy *p, const char *lang, struct sbx_err *err)
 	return rc;
 }
 
-static int choose_base(const char *policy, const char *file, const char **base,
-		       const char **lang, struct sbx_err *err)
+int lang_choose_base(const char *policy, const char *file, const char **base,
+		     const char **lang, struct sbx_err *err)
 {
 	if (*lang && strcmp(*lang, "auto") == 0) {
 		if (!file)
@@ -157,32 +155,21 @@ static int choose_base(const char *policy, const char *file, const char **base,
 	return 0;
 }
 
-int lang_load_base(const char *policy, const char *lang, const char *file,
-		   struct policy *out, struct sbx_err *err)
+int lang_complete_base(struct policy *p, const char *policy, const char *lang,
+		       struct sbx_err *err)
 {
-	const char *base = NULL;
+	int rc = 0;
 
-	memset(out, 0, sizeof(*out));
-	if (choose_base(policy, file, &base, &lang, err) < 0)
-		return -1;
-	/* -p nsjail:FILE is translated here; its notes go to stderr, once */
-	if (import_policy_load(base, out, stderr, err) < 0) {
-		memset(out, 0, sizeof(*out));
-		return -1;
+	if (lang && !p->lang.present) {
+		if (!policy)
+			rc = err_set(err, ERR_CONFIG, 0, "--lang %s: policy '%s' has no lang block "
+				     "(it is not a language preset; see 'sbx langs')", lang, lang);
+		else
+			rc = borrow_lang(p, lang, err);
 	}
-	if (lang && !out->lang.present) {
-		if (!policy) {
-			err_set(err, ERR_CONFIG, 0,
-				"--lang %s: policy '%s' has no lang block (it is not a language preset; see 'sbx langs')",
-				lang, lang);
-			goto fail;
-		}
-		if (borrow_lang(out, lang, err) < 0)
-			goto fail;
+	if (rc < 0) {
+		policy_free(p);
+		memset(p, 0, sizeof(*p));
 	}
-	return 0;
-fail:
-	policy_free(out);
-	memset(out, 0, sizeof(*out));
-	return -1;
+	return rc;
 }

@@ -14,15 +14,20 @@
 #include "policy/policy.h"
 
 /*
- * Load the base policy into OUT: POLICY (-p; NULL = none), else the preset
- * LANG (--lang; NULL = none), else "default".  POLICY "nsjail:FILE" is an
- * nsjail config, translated (its notes printed on stderr as warnings, its
- * exec_bin in OUT->default_command).  FILE is the first operand
- * (NULL when there is none), which --lang auto needs.  On error OUT is
- * zeroed (nothing to free).
+ * The name of the base policy in *BASE: POLICY (-p; NULL = none), else the
+ * preset *LANG (--lang; NULL = none), else "default".  --lang auto picks
+ * the preset by FILE's extension (FILE: the first operand, NULL when there
+ * is none) and leaves its name in *LANG.  The caller loads *BASE (an
+ * "nsjail:FILE" through the importer), then lang_complete_base().
  */
-int lang_load_base(const char *policy, const char *lang, const char *file,
-		   struct policy *out, struct sbx_err *err);
+int lang_choose_base(const char *policy, const char *file, const char **base,
+		     const char **lang, struct sbx_err *err);
+/*
+ * The loaded base P with --lang LANG: a preset already, or -p POLICY with
+ * no lang block of its own takes LANG's.  On error P is freed and zeroed.
+ */
+int lang_complete_base(struct policy *p, const char *policy, const char *lang,
+		       struct sbx_err *err);
 
 /*
  * Config error when no policy named LANG can be loaded: the message says
