@@ -200,6 +200,7 @@ check-engines: $(SBX)
 	sh tests/engines/check-slurm.sh $(SBX)
 	sh tests/engines/check-k8s-job.sh $(SBX)
 	sh tests/engines/check-docker.sh $(SBX)
+	sh tests/engines/check-podman.sh $(SBX)
 
 # What needs no namespaces of its own: the build and the unit tests.
 test: check-layers $(SBX) test-unit

@@ -29,11 +29,6 @@ fi
 # Debian's client, which matches Debian's daemon
 docker() { /usr/bin/docker -H "unix://$tmp/docker.sock" "$@"; }
 
-# the Debian mirror apt uses here
-mirror=$(grep -rhE '^(URIs:|deb )' /etc/apt/sources.list /etc/apt/sources.list.d/ 2>/dev/null |
-	grep -oE 'https?://[^ ]*/debian/?( |$)' | head -n 1 | tr -d ' ')
-[ -n "$mirror" ] || mirror=http://deb.debian.org/debian
-
 tmp=$(mktemp -d /var/tmp/sbx-check-docker.XXXXXX)
 # the containers' cgroups go below one named after the temp dir, which
 # dockerd makes and leaves: the trap removes it
@@ -103,14 +98,7 @@ dockerd_up() {
 wait_for 60 dockerd_up || fail "dockerd did not answer on $tmp/docker.sock within 60 s"
 say "dockerd up ($(docker info --format '{{.ServerVersion}}, storage {{.Driver}}, cgroup {{.CgroupVersion}}'))"
 
-# sbx is linked against Debian's libcjson1 and libseccomp2: an image holds
-# them as any image holds a program's libraries (minbase has libseccomp2)
-say "debootstrap --variant=minbase --include=libcjson1 bookworm from $mirror"
-debootstrap --variant=minbase --include=libcjson1 bookworm "$tmp/rootfs" "$mirror" \
-	>"$tmp/debootstrap.log" 2>&1 ||
-	fail "debootstrap failed: $(tail -n 3 "$tmp/debootstrap.log")"
-cp "$sbx" "$tmp/rootfs/usr/local/bin/sbx"
-chmod 0755 "$tmp/rootfs/usr/local/bin/sbx"
+image_rootfs "$tmp/rootfs"
 tar -C "$tmp/rootfs" -c . | docker import - sbx-test >/dev/null
 rm -rf "$tmp/rootfs"
 
@@ -140,6 +128,40 @@ case $doc in
 *) fail "default profile: sbx doctor does not say what run says: $doc" ;;
 esac
 say "default profile: sbx doctor says the same"
+
+# Follow run's advice as a user would, starting from Docker's real default
+# profile (the daemon's own version, from Debian's copy of its source): the
+# JSON rule the message gives is added to it, then each later message must
+# name the next option, until the jail works.  A message whose advice is
+# incomplete (a call the rule leaves out) fails here.
+ver=$(dpkg-query -W -f '${Version}' docker.io 2>/dev/null | sed 's/+b[0-9]*$//')
+(cd "$tmp" && apt-get download -qq "golang-github-docker-docker-dev=$ver" >/dev/null 2>&1) ||
+	fail "apt-get download golang-github-docker-docker-dev=$ver (Docker's default seccomp profile) failed: run apt-get update"
+dpkg-deb -x "$tmp"/golang-github-docker-docker-dev_*.deb "$tmp/moby"
+profile=$(find "$tmp/moby" -path '*/profiles/seccomp/default.json' | head -n 1)
+[ -n "$profile" ] || fail "golang-github-docker-docker-dev=$ver has no profiles/seccomp/default.json"
+advised_profile "$profile" "$msg" "$tmp/advised.json"
+set -- --security-opt seccomp="$tmp/advised.json"
+for step in 1 2 3 4; do
+	rc=0
+	run_in "$@" >"$tmp/advised.out" 2>"$tmp/advised.err" || rc=$?
+	status=$(jq -r .status "$tmp/advised.out" 2>/dev/null) || status=unreadable
+	[ "$status" != ok ] || break
+	advice=$(jq -r .message "$tmp/advised.out" 2>/dev/null) || advice=""
+	case $advice in
+	*"systempaths=unconfined"*) opt=systempaths=unconfined ;;
+	*"apparmor=unconfined"*) opt=apparmor=unconfined ;;
+	*) fail "default profile + the advised rule ($*): status $status, and the message names no next step: $advice $(head -c 300 "$tmp/advised.err")" ;;
+	esac
+	case " $* " in
+	*" $opt "*) fail "default profile + the advised rule ($*): the advice repeats $opt, which did not help: $advice" ;;
+	esac
+	say "advice followed, step $step: $opt (the message: $(printf '%s' "$advice" | head -c 200))"
+	set -- "$@" --security-opt "$opt"
+done
+[ "$status" = ok ] && [ "$rc" = 0 ] && [ "$(jq -r .stdout "$tmp/advised.out")" = hi ] ||
+	fail "Docker's default profile + the advised rule ($*): want ok and hi, got exit $rc, status $status: $(head -c 600 "$tmp/advised.out")"
+say "Docker's default profile + the rule run's message gives ($*): ok"
 
 rc=0
 run_in --security-opt seccomp="$src/contrib/engines/seccomp-sbx.json" \
