@@ -17,7 +17,6 @@
 #include <string.h>
 
 #include "base/units.h"
-#include "lang/lang.h"
 
 enum cli_opt {
 	OPT_POLICY, OPT_LANG, OPT_TIME, OPT_CPU, OPT_MEMORY, OPT_PIDS,
@@ -378,7 +377,7 @@ int cli_command_argv(const struct cli_options *o, const struct policy *p,
 
 	*argv_out = NULL;
 	/* -p nsjail:FILE without COMMAND: the config's exec_bin */
-	if (o->ncommand < 1 && !o->lang && p->default_command.n > 0) {
+	if (o->ncommand < 1 && p->default_command.n > 0) {
 		for (size_t i = 0; rc == 0 && i < p->default_command.n; i++)
 			rc = argv_push(&b, strdup(p->default_command.v[i]), err);
 		if (rc < 0) {
@@ -389,17 +388,11 @@ int cli_command_argv(const struct cli_options *o, const struct policy *p,
 		return 0;
 	}
 	if (o->ncommand < 1)
-		return err_set(err, ERR_USAGE, 0, o->lang
-			       ? "missing FILE (usage: sbx run [OPTIONS] --lang LANG FILE [ARG...])"
-			       : "missing COMMAND (usage: sbx run [OPTIONS] [--] COMMAND [ARG...])");
+		return err_set(err, ERR_USAGE, 0,
+			       "missing COMMAND (usage: sbx run [OPTIONS] [--] COMMAND [ARG...])");
 	/* execve of "" fails oddly inside the jail; say so here instead */
 	if (o->command[0][0] == '\0')
-		return err_set(err, ERR_USAGE, 0, o->lang ? "FILE is empty"
-						       : "COMMAND is empty");
-	/* --lang: the preset's run template (lang/lang.c owns the expansion) */
-	if (o->lang)
-		return lang_expand(p, &p->lang.run, "lang.run", o->command[0],
-				   o->command + 1, o->ncommand - 1, argv_out, err);
+		return err_set(err, ERR_USAGE, 0, "COMMAND is empty");
 	for (int i = 0; rc == 0 && i < o->ncommand; i++)
 		rc = argv_push(&b, strdup(o->command[i]), err);
 	if (rc == 0 && b.n == 0)

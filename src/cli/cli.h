@@ -6,7 +6,8 @@
  * as the policy layer's struct policy_override.  Loading the base policy
  * and applying those overrides is src/cmd/effective.c's (with
  * lang/preset.h and policy/override.h); options never edit a policy.
- * cli_command_argv() turns COMMAND, or the --lang run template, into argv.
+ * cli_command_argv() turns COMMAND into argv (a --lang run's is the
+ * preset's template: lang/lang.h).
  * Strings in struct cli_options point into the caller's argv.
  */
 #ifndef SBX_CLI_H
@@ -51,10 +52,9 @@ int cli_parse(int argc, char **argv, struct cli_options *o, struct sbx_err *err)
 void cli_options_free(struct cli_options *o);
 
 /*
- * The argv to run inside the jail: O's COMMAND, or with --lang the policy's
- * lang.run template with {file} = WORKSPACE/basename(FILE), {args},
- * {workspace}.  NULL-terminated, every string allocated; free with
- * argv_free().
+ * The argv to run inside the jail without --lang: O's COMMAND, or the
+ * command an nsjail config names (P's default_command).  NULL-terminated,
+ * every string allocated; free with argv_free().
  */
 int cli_command_argv(const struct cli_options *o, const struct policy *p,
 		     char ***argv_out, struct sbx_err *err);

@@ -13,6 +13,7 @@
 #include "cmd/effective.h"
 #include "cmd/help.h"
 #include "jail/seccomp.h"
+#include "lang/lang.h"
 #include "policy/policy.h"
 
 static int check_one(const char *file)
@@ -83,12 +84,24 @@ static void put_shell_word(const char *s, FILE *out)
 	fputc('\'', out);
 }
 
+/* What run would start: COMMAND, or with --lang the preset's template. */
+static int command_argv(const struct cli_options *o, const struct policy *p, char ***argv,
+			struct sbx_err *err)
+{
+	if (!o->lang)
+		return cli_command_argv(o, p, argv, err);
+	if (lang_check_operands(o->command, o->ncommand, err) < 0)
+		return -1;
+	return lang_expand(p, &p->lang.run, "lang.run", o->command[0], o->command + 1,
+			   o->ncommand - 1, argv, err);
+}
+
 static int print_command(const struct cli_options *o, const struct policy *p,
 			 struct sbx_err *err)
 {
 	char **argv;
 
-	if (cli_command_argv(o, p, &argv, err) < 0)
+	if (command_argv(o, p, &argv, err) < 0)
 		return -1;
 	fputs("# command:", stdout);
 	for (char **a = argv; *a; a++) {

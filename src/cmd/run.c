@@ -204,12 +204,8 @@ static int lang_argvs(struct run_ctx *c, struct sbx_err *err)
 	const struct cli_options *o = &c->opts;
 	const struct policy *p = &c->policy;
 
-	if (o->ncommand < 1)
-		return err_set(err, ERR_USAGE, 0,
-			       "missing FILE (usage: sbx run [OPTIONS] --lang LANG FILE [ARG...])");
-	if (o->command[0][0] == '\0')
-		return err_set(err, ERR_USAGE, 0, "FILE is empty");
-	if (lang_check_runtime(p, o->lang, err) < 0)
+	if (lang_check_operands(o->command, o->ncommand, err) < 0 ||
+	    lang_check_runtime(p, o->lang, err) < 0)
 		return -1;
 	/* `--lang py -`, as `python3 -`: the program is sbx's stdin, kept in
 	 * the workspace under a name with the preset's extension (a compiler

@@ -111,6 +111,17 @@ int lang_expand(const struct policy *p, const struct strlist *tmpl,
 	return 0;
 }
 
+int lang_check_operands(char *const *operands, int n, struct sbx_err *err)
+{
+	if (n < 1)
+		return err_set(err, ERR_USAGE, 0,
+			       "missing FILE (usage: sbx run [OPTIONS] --lang LANG FILE [ARG...])");
+	/* execve of "" fails oddly inside the jail; say so here instead */
+	if (operands[0][0] == '\0')
+		return err_set(err, ERR_USAGE, 0, "FILE is empty");
+	return 0;
+}
+
 bool lang_is_compiled(const struct policy *p)
 {
 	return p->lang.present && p->lang.compile.n > 0;

@@ -28,6 +28,10 @@ int lang_expand(const struct policy *p, const struct strlist *tmpl,
 		const char *what, const char *file, char *const *args,
 		int nargs, char ***out, struct sbx_err *err);
 
+/* The operands of a --lang run, FILE [ARG...]: a usage error unless FILE
+ * is there and not empty. */
+int lang_check_operands(char *const *operands, int n, struct sbx_err *err);
+
 /* True when P has a compile step. */
 bool lang_is_compiled(const struct policy *p);
 

@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "cmd/effective.h"
+#include "lang/lang.h"
 #include "lang/preset.h"
 #include "policy/override.h"
 
@@ -416,7 +417,9 @@ Test(cli, lang_template_expands_file_args_and_workspace)
 
 	load(text, &p);
 	parse_ok(ARGC(argv), argv, &o);
-	cr_assert_eq(cli_command_argv(&o, &p, &cmd, &err), 0, "%s", err.msg);
+	cr_assert_eq(lang_check_operands(o.command, o.ncommand, &err), 0, "%s", err.msg);
+	cr_assert_eq(lang_expand(&p, &p.lang.run, "lang.run", o.command[0], o.command + 1,
+				 o.ncommand - 1, &cmd, &err), 0, "%s", err.msg);
 	cr_expect_str_eq(cmd[0], "/usr/bin/python3");
 	cr_expect_str_eq(cmd[2], "/mnt/data/hello.py");
 	cr_expect_str_eq(cmd[3], "a b");
@@ -446,6 +449,22 @@ Test(cli, command_must_be_present_and_not_empty)
 	cr_expect(strstr(err.msg, "empty"), "%s", err.msg);
 	cli_options_free(&o);
 	policy_free(&p);
+}
+
+Test(cli, lang_file_must_be_present_and_not_empty)
+{
+	char *none[] = { "run", "--lang", "py", NULL };
+	char *empty[] = { "run", "--lang", "py", "", NULL };
+	struct cli_options o;
+
+	parse_ok(ARGC(none), none, &o);
+	cr_expect_eq(lang_check_operands(o.command, o.ncommand, &err), -1);
+	cr_expect(strstr(err.msg, "missing FILE"), "%s", err.msg);
+	cli_options_free(&o);
+	parse_ok(ARGC(empty), empty, &o);
+	cr_expect_eq(lang_check_operands(o.command, o.ncommand, &err), -1);
+	cr_expect(strstr(err.msg, "FILE is empty"), "%s", err.msg);
+	cli_options_free(&o);
 }
 
 Test(cli, lang_auto_picks_the_preset_by_extension)
