@@ -147,19 +147,15 @@ static char *record_dir(void)
 	return dir;
 }
 
-/* sbx run and sbx doctor under sbx-sim SETTINGS; SKIP when the sim cannot be made. */
-static void judge(const char *const *settings, struct verdict *v)
+/* sbx run and sbx doctor started by the command PRE (NULL-terminated);
+ * SKIP when it cannot make its environment here. */
+static void judge_under(const char *const *pre, struct verdict *v)
 {
-	const char *pre[16] = { sim_path() };
 	char *dir = record_dir(), *rec = xasprintf("%s/record.json", dir);
 	struct sbx_opts o = { .no_record = true, .prefix = pre, .cwd = "/", .deadline_s = 90 };
 	struct sbx_result r;
-	size_t n = 1;
 
 	chmod(dir, 0777); /* the record is written by sbx, maybe as uid 0 of a userns */
-	while (*settings && n < 14)
-		pre[n++] = *settings++;
-	pre[n] = "--";
 	sbx_run(&r, &o, SBX_ARGV("run", "-r", rec, "--", "/bin/true"));
 	if (r.exit_status == SIM_SKIP)
 		cr_skip_test("SKIP: the simulation cannot be made here: %s", r.err);
@@ -178,6 +174,18 @@ static void judge(const char *const *settings, struct verdict *v)
 	rm_tree(dir);
 	free(dir);
 	free(rec);
+}
+
+/* sbx run and sbx doctor under sbx-sim SETTINGS. */
+static void judge(const char *const *settings, struct verdict *v)
+{
+	const char *pre[16] = { sim_path() };
+	size_t n = 1;
+
+	while (*settings && n < 14)
+		pre[n++] = *settings++;
+	pre[n] = "--";
+	judge_under(pre, v);
 }
 
 static void verdict_free(struct verdict *v)
@@ -201,25 +209,32 @@ static void expect_ok(const char *const *settings)
 	verdict_free(&v);
 }
 
-/* Run fails with a setup error naming WHAT and FIX, and doctor gives that:
+/* Run failed with a setup error naming WHAT and FIX, and doctor gives that:
  * in its trial line and, when LINE is not NULL, in the line of the feature
  * that failed. */
+static void expect_verdict_refused(const struct verdict *v, const char *what, const char *fix,
+				   const char *line)
+{
+	cr_assert_eq(v->run_exit, 125, "run exit %d: %s", v->run_exit, v->message);
+	cr_assert_str_eq(v->status ? v->status : "(none)", "setup-error");
+	cr_assert(strstr(v->message, what), "the message does not name '%s': %s", what,
+		  v->message);
+	cr_assert(strstr(v->message, fix), "the message does not give '%s': %s", fix, v->message);
+	cr_assert(!v->doctor_ok && v->doctor_exit == 1, "run fails but doctor exit %d, ok %d",
+		  v->doctor_exit, v->doctor_ok);
+	cr_assert(strstr(v->doctor_fix, what) && strstr(v->doctor_fix, fix),
+		  "doctor's fix is not run's: %s\nrun: %s", v->doctor_fix, v->message);
+	if (line)
+		expect_line_agrees(v, line, what, fix);
+}
+
 static void expect_refused_at(const char *const *settings, const char *what, const char *fix,
 			      const char *line)
 {
 	struct verdict v = { 0 };
 
 	judge(settings, &v);
-	cr_assert_eq(v.run_exit, 125, "run exit %d: %s", v.run_exit, v.message);
-	cr_assert_str_eq(v.status ? v.status : "(none)", "setup-error");
-	cr_assert(strstr(v.message, what), "the message does not name '%s': %s", what, v.message);
-	cr_assert(strstr(v.message, fix), "the message does not give '%s': %s", fix, v.message);
-	cr_assert(!v.doctor_ok && v.doctor_exit == 1, "run fails but doctor exit %d, ok %d",
-		  v.doctor_exit, v.doctor_ok);
-	cr_assert(strstr(v.doctor_fix, what) && strstr(v.doctor_fix, fix),
-		  "doctor's fix is not run's: %s\nrun: %s", v.doctor_fix, v.message);
-	if (line)
-		expect_line_agrees(&v, line, what, fix);
+	expect_verdict_refused(&v, what, fix, line);
 	verdict_free(&v);
 }
 
@@ -320,6 +335,27 @@ Test(hosts, an_empty_bounding_set_is_named_with_its_fix, .timeout = 240)
 	NEED_USERNS();
 	expect_refused_at(SIM("--no-caps"), "empty capability bounding set", "--cap-add ALL",
 			  "user namespaces");
+}
+
+/* sbx as the program of another sbx jail, whose filter refuses new
+ * namespaces by design: run, doctor's trial and its user namespace line
+ * say so, and none of them points at a sysctl or a boot option. */
+Test(hosts, inside_another_sbx_jail_run_and_doctor_say_so, .timeout = 240)
+{
+	char *bin = xasprintf("%s", sbx_path()), *slash = strrchr(bin, '/');
+	struct verdict v = { 0 };
+
+	NEED_USERNS();
+	if (slash)
+		*slash = '\0';
+	/* the build dir (sbx, and the record beside it) bound as it is */
+	const char *pre[] = { sbx_path(), "run", "-q", "--time", "120s", "-B", bin, "--", NULL };
+	judge_under(pre, &v);
+	expect_verdict_refused(&v, "sbx runs inside another sbx jail", "run it outside the jail",
+			       "user namespaces");
+	cr_assert_null(strstr(v.doctor_json, "sysctl"), "doctor names a sysctl: %s", v.doctor_json);
+	verdict_free(&v);
+	free(bin);
 }
 
 /* uid 0 of a user namespace that maps one uid: a rootless container */
