@@ -47,15 +47,13 @@ static const struct ns_kind {
  * the namespace calls, the old mount calls, the new mount API and the
  * jail's hostname. */
 #define SECCOMP_FIX \
-	"allow clone, unshare, setns, mount, umount2, pivot_root, the new mount API " \
-	"(open_tree, move_mount, fsopen, fsconfig, fsmount, mount_setattr) and " \
-	"sethostname in the container's seccomp profile: docker/podman run --security-opt " \
-	"seccomp=contrib/engines/seccomp-sbx.json (or add {\"names\":[\"clone\",\"unshare\"," \
-	"\"setns\",\"mount\",\"umount2\",\"pivot_root\",\"open_tree\",\"move_mount\"," \
-	"\"fsopen\",\"fsconfig\",\"fsmount\",\"mount_setattr\",\"sethostname\"]," \
-	"\"action\":\"SCMP_ACT_ALLOW\"} to yours, and drop those calls from its rules that " \
-	"refuse them); Kubernetes: securityContext.seccompProfile " \
-	"{type: Localhost, localhostProfile: sbx.json} " \
+	"allow the calls sbx builds the jail with in the container's seccomp profile: " \
+	"docker/podman run --security-opt seccomp=contrib/engines/seccomp-sbx.json (or " \
+	"add {\"names\":[\"clone\",\"unshare\",\"setns\",\"mount\",\"umount2\"," \
+	"\"pivot_root\",\"open_tree\",\"move_mount\",\"fsopen\",\"fsconfig\",\"fsmount\"," \
+	"\"mount_setattr\",\"sethostname\"],\"action\":\"SCMP_ACT_ALLOW\"} to yours, and " \
+	"drop those calls from its rules that refuse them); Kubernetes: " \
+	"securityContext.seccompProfile {type: Localhost, localhostProfile: sbx.json} " \
 	"(contrib/engines/kubernetes-job.yaml); or run sbx on the host"
 #define APPARMOR_FIX \
 	"on Ubuntu >= 23.10 'sysctl kernel.apparmor_restrict_unprivileged_userns=1' " \
@@ -248,7 +246,7 @@ static long probe_mount_call(size_t i)
 
 const char *jail_mount_refusal(int e)
 {
-	static char text[1024];
+	static char text[2048];
 	char calls[256] = "";
 	size_t n = 0;
 	int saved = errno;
@@ -275,7 +273,7 @@ const char *jail_mount_refusal(int e)
  * length (EINVAL); a filter answers before it looks. */
 const char *jail_hostname_refusal(int e)
 {
-	static char text[1024];
+	static char text[2048];
 	int saved = errno;
 	long rc;
 
@@ -314,7 +312,7 @@ static bool proc_covered(void)
 
 const char *jail_proc_refusal(int e)
 {
-	static char text[1024];
+	static char text[2048];
 	int saved = errno;
 
 	if (e != EROFS && (e != EPERM || !proc_covered())) {
