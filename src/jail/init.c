@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -169,6 +170,29 @@ static int build_root(const struct jail_plan *plan, struct jail_fs *fs)
 	if (mount_build_root(plan, fs, &err) < 0)
 		setup_failed(plan, &err);
 	return ucount_fd;
+}
+
+/*
+ * -i: a pty of the jail's own devpts (mount_fs.c), opened in the new root
+ * so the program's ttyname is its /dev/pts/N.  The slave comes from the
+ * master itself (TIOCGPTPEER), never by a path the jail could replace.
+ * O_NOCTTY: the init must not take it as its own terminal; the target
+ * does (target.c).
+ */
+static void open_pty(struct jail_plan *plan, struct jail_fs *fs)
+{
+	struct sbx_err err = { 0 };
+	int unlock = 0;
+
+	fs->pty_master = open("/dev/pts/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (fs->pty_master < 0 || ioctl(fs->pty_master, TIOCSPTLCK, &unlock) < 0 ||
+	    (plan->pty_slave = ioctl(fs->pty_master, TIOCGPTPEER,
+				     O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0) {
+		err_set(&err, ERR_SETUP, errno, "-i: opening a pty in the jail's /dev/pts "
+			"(the policy must mount a dev at /dev): %s", strerror(errno));
+		setup_failed(plan, &err);
+	}
+	vlog_line(&plan->vlog, "init: pty opened");
 }
 
 /*
@@ -505,7 +529,7 @@ __attribute__((noreturn)) static void supervise_target(const struct jail_plan *p
 	}
 }
 
-__attribute__((noreturn)) static void start_target(const struct jail_plan *plan, int proc_fd)
+__attribute__((noreturn)) static void start_target(struct jail_plan *plan, int proc_fd)
 {
 	const struct jail_spec *s = plan->spec;
 	struct sbx_err err = { 0 };
@@ -540,7 +564,10 @@ __attribute__((noreturn)) static void start_target(const struct jail_plan *plan,
 		setup_failed(plan, &err);
 	}
 	close(report[1]);
-	/* The init must not hold the program's pipes open after it. */
+	/* The init must not hold the program's pipes or pty open after it:
+	 * the supervisor's relay ends on their EOF. */
+	if (plan->pty_slave >= 0)
+		close(plan->pty_slave);
 	for (int i = 0; i < 3; i++) {
 		int fd = i == 0 ? s->stdin_fd : i == 1 ? s->stdout_fd : s->stderr_fd;
 
@@ -576,6 +603,8 @@ static void send_ready(const struct jail_plan *plan, struct jail_fs *fs)
 		m.value = (int32_t)n + 1;
 		fds[n++] = fs->ws;
 	}
+	if (fs->pty_master >= 0)
+		fds[n++] = fs->pty_master;
 	for (size_t i = 0; i < fs->ntmpfs && n < CTL_MAX_FDS; i++)
 		fds[n++] = fs->tmpfs[i];
 	if (n > 0) {
@@ -594,6 +623,7 @@ static void send_ready(const struct jail_plan *plan, struct jail_fs *fs)
 		close(fds[i]);
 	fs->ntmpfs = 0;
 	fs->ws = -1;
+	fs->pty_master = -1;
 }
 
 /*
@@ -692,6 +722,9 @@ void init_main(struct jail_plan *plan)
 		setup_failed(plan, &err);
 	}
 	ucount_fd = build_root(plan, &fs);
+	fs.pty_master = -1;
+	if (plan->spec->interactive)
+		open_pty(plan, &fs);
 	send_ready(plan, &fs);
 	finish_jail(plan, ucount_fd);
 	wait_for_go(plan);
