@@ -263,7 +263,8 @@ static int prepare_stdio(struct sup *s, int fds[3])
 	if (!s->req->interactive)
 		return stdin_open(s->req->stdin_spec, &fds[0], &s->in, s->err) != 0 ||
 		       make_output(s, 0, &fds[1]) != 0 || make_output(s, 1, &fds[2]) != 0 ? -1 : 0;
-	if (relay_set_dest(&s->out[0], STDOUT_FILENO, s->err) != 0)
+	if (relay_set_dest(&s->out[0], s->req->stdout_to_stderr ? STDERR_FILENO : STDOUT_FILENO,
+			   s->err) != 0)
 		return -1;
 	s->out[0].splice_ok = false;
 	return 0;
