@@ -2,7 +2,8 @@
  * init.c - the jail's pid 1: build the jail, start the target, reap, report.
  *
  * Life: wait for the uid/gid maps -> become the jail user -> tie our life
- * to the supervisor's -> build the root, hostname, lo -> CTL_READY -> wait
+ * to the supervisor's -> build the root, hostname, lo -> with -i, open
+ * the program's pty -> CTL_READY (the master with it) -> wait
  * for CTL_GO -> drop every capability, wipe sbx's argv/environ copy ->
  * fork the target -> CTL_STARTED or CTL_EXEC_FAILED -> reap
  * everything; when the target ends, CTL_EXITED, then SIGTERM the rest,
