@@ -30,7 +30,9 @@ struct session {
 	int master;       /* the test's side of the caller's terminal */
 	int slave;        /* the caller's terminal: sbx's 0, 1, 2 */
 	int err;          /* sbx's stderr (the record), a pipe */
-	pid_t pid;
+	pid_t pid;        /* sbx, or with a job shell that shell */
+	pid_t job;        /* with a job shell: sbx, a job of it */
+	int jobs;         /* with a job shell: the wait statuses of sbx it saw */
 	char *seen;       /* all the terminal showed so far */
 	size_t len, cap;
 	size_t mark;      /* where the awaited text may start: after the last send */
@@ -80,8 +82,44 @@ static void set_size(int fd, unsigned short rows, unsigned short cols)
 	cr_assert_eq(ioctl(fd, TIOCSWINSZ, &ws), 0);
 }
 
-/* sbx run -i OPTS... -- /bin/bash --norc --noprofile -i on a fresh pty. */
-static void session_start(struct session *s, const char *const *opts)
+/*
+ * A minimal job-control shell: sbx as its foreground job in a process
+ * group of its own, as a login shell runs it, so that a stop of sbx is a
+ * stop (in a session leader's own group, an orphaned group, the kernel
+ * drops a SIGTSTP).  It reports sbx's pid, then every wait status of it,
+ * on REPORT, and exits with sbx's exit code.
+ */
+__attribute__((noreturn)) static void job_shell(int tty, int report, int err,
+						 const char *const *argv)
+{
+	int status;
+	pid_t job = fork();
+
+	if (job == 0) {
+		setpgid(0, 0);
+		dup2(tty, 0);
+		dup2(tty, 1);
+		dup2(err, 2);
+		execv(sbx_path(), (char *const *)argv);
+		_exit(127);
+	}
+	setpgid(job, job);
+	tcsetpgrp(tty, job);
+	close(err);
+	(void)!write(report, &job, sizeof(job));
+	while (waitpid(job, &status, WUNTRACED) == job) {
+		(void)!write(report, &status, sizeof(status));
+		if (WIFEXITED(status))
+			_exit(WEXITSTATUS(status));
+		if (WIFSIGNALED(status))
+			_exit(128 + WTERMSIG(status));
+	}
+	_exit(126);
+}
+
+/* sbx run -i OPTS... -- /bin/bash --norc --noprofile -i on a fresh pty;
+ * AS_JOB: run by job_shell. */
+static void session_start_as(struct session *s, const char *const *opts, bool as_job)
 {
 	const char *argv[32] = { "sbx", "run", "-i" };
 	int n = 3, ep[2];
@@ -102,11 +140,22 @@ static void session_start(struct session *s, const char *const *opts)
 	s->stty_before = stty_a(s->slave);
 	cr_assert_eq(tcgetattr(s->slave, &s->tio_before), 0);
 	cr_assert_eq(pipe2(ep, O_CLOEXEC), 0);
+	int jp[2];
+	cr_assert_eq(pipe2(jp, O_CLOEXEC), 0);
 	s->pid = fork();
 	cr_assert_geq(s->pid, 0);
 	if (s->pid == 0) {
+		/* only the test holds the master: when it ends, even by a failed
+		 * assertion, the terminal hangs up and SIGHUP ends sbx and the
+		 * job shell instead of leaving them waiting */
+		close(s->master);
+		close(jp[0]);
+		close(ep[0]);
 		setsid();
 		ioctl(s->slave, TIOCSCTTY, 0);
+		setenv("TERM", "xterm-256color", 1);
+		if (as_job)
+			job_shell(s->slave, jp[1], ep[1], argv);
 		dup2(s->slave, 0);
 		dup2(s->slave, 1);
 		dup2(ep[1], 2);
@@ -115,8 +164,29 @@ static void session_start(struct session *s, const char *const *opts)
 		_exit(127);
 	}
 	close(ep[1]);
+	close(jp[1]);
 	s->err = ep[0];
+	s->jobs = jp[0];
+	s->job = -1;
+	if (as_job)
+		cr_assert_eq(read(s->jobs, &s->job, sizeof(s->job)), (ssize_t)sizeof(s->job));
 	fcntl(s->master, F_SETFL, O_NONBLOCK);
+}
+
+static void session_start(struct session *s, const char *const *opts)
+{
+	session_start_as(s, opts, false);
+}
+
+/* The next wait status the job shell saw of sbx (bounded). */
+static int session_job_status(struct session *s)
+{
+	struct pollfd p = { .fd = s->jobs, .events = POLLIN };
+	int status = -1;
+
+	cr_assert_eq(poll(&p, 1, WAIT_S * 1000), 1, "the job shell reported nothing");
+	cr_assert_eq(read(s->jobs, &status, sizeof(status)), (ssize_t)sizeof(status));
+	return status;
 }
 
 /* Read the terminal until WHAT shows after the last send (true), or
@@ -226,6 +296,7 @@ static int session_end(struct session *s, char **record)
 	close(s->master);
 	close(s->slave);
 	close(s->err);
+	close(s->jobs);
 	free(s->stty_before); /* s->seen stays for the test's checks: it frees it */
 	return status;
 }
@@ -557,4 +628,40 @@ Test(interactive, with_json_is_a_usage_error)
 	sbx_run(&r, &o, SBX_ARGV("run", "-i", "--json", "--", "/bin/true"));
 	cr_assert_eq(r.exit_status, 125, "%s", r.err);
 	sbx_result_free(&r);
+}
+
+/*
+ * A stop of sbx itself (SIGTSTP from its shell, as `kill -TSTP` sends;
+ * a typed Ctrl-Z is a byte for the jail): the caller's shell gets its
+ * terminal back as it was while sbx is stopped, and the session goes on
+ * in raw mode once sbx is continued.
+ */
+Test(interactive, a_stop_of_sbx_gives_the_terminal_back_until_it_continues)
+{
+	struct session s;
+	char *err;
+
+	session_start_as(&s, NULL, true);
+	session_ready(&s);
+	char *raw = stty_a(s.slave);
+	cr_assert(strcmp(raw, s.stty_before) != 0, "the terminal is not raw while sbx runs");
+	kill(s.job, SIGTSTP);
+	int st = session_job_status(&s);
+	cr_assert(WIFSTOPPED(st), "sbx did not stop: wait status 0x%x", st);
+	char *stopped = stty_a(s.slave);
+	cr_assert_str_eq(stopped, s.stty_before, "the terminal while sbx is stopped:\n%s\n"
+			 "before:\n%s", stopped, s.stty_before);
+	kill(s.job, SIGCONT);
+	session_expect(&s, "echo again G$((1+1))", "again G2");
+	char *again = stty_a(s.slave);
+	cr_assert_str_eq(again, raw, "not raw again after the stop:\n%s", again);
+	session_send(&s, "exit 5\r");
+	int status = session_end(&s, &err);
+	assert_exit(status, 5, err);
+	cr_assert(strstr(err, "\"stopped_ms\""), "%s", err);
+	free(raw);
+	free(stopped);
+	free(again);
+	free(err);
+	free(s.seen);
 }
