@@ -32,7 +32,7 @@ DEB_PKGS   := build-essential pkg-config libseccomp-dev libcjson-dev \
               libcriterion-dev python3 python3-jsonschema \
               iproute2 util-linux procps jq groff-base mandoc \
               python3-numpy python3-pandas python3-matplotlib nodejs gcc g++ \
-              parallel less strace
+              parallel less strace vim-tiny
 BENCH_PKGS := hyperfine bubblewrap strace time util-linux python3
 SANITIZE   ?=
 INTEG_ARGS ?=

@@ -24,7 +24,7 @@ enum cli_opt {
 	OPT_TMPFS, OPT_WORKDIR, OPT_FILE, OPT_OUT, OPT_ENV, OPT_ENV_KEEP,
 	OPT_CHDIR, OPT_STDIN, OPT_SET, OPT_SECCOMP_ALLOW, OPT_SECCOMP_DENY,
 	OPT_JSON, OPT_STDOUT, OPT_STDERR, OPT_RESULT, OPT_QUIET, OPT_VERBOSE,
-	OPT_HELP, OPT_CGROUP_PARENT, OPT_NO_REPORT, OPT_COUNT
+	OPT_HELP, OPT_CGROUP_PARENT, OPT_NO_REPORT, OPT_INTERACTIVE, OPT_COUNT
 };
 
 enum value_kind { V_NONE, V_TEXT, V_DUR, V_SIZE, V_SIZE_MIB, V_COUNT };
@@ -58,6 +58,7 @@ static const struct opt_def opt_defs[] = {
 	{ OPT_ENV, "--env", 'e', V_TEXT, -1, OV_ENV },
 	{ OPT_ENV_KEEP, "--env-keep", 0, V_TEXT, -1, OV_ENV_KEEP },
 	{ OPT_CHDIR, "--chdir", 'C', V_TEXT, -1, OV_CHDIR },
+	{ OPT_INTERACTIVE, "--interactive", 'i', V_NONE, -1, -1 },
 	{ OPT_STDIN, "--stdin", 0, V_TEXT, -1, -1 },
 	{ OPT_SET, "--set", 0, V_TEXT, -1, OV_SET },
 	{ OPT_SECCOMP_ALLOW, "--seccomp-allow", 0, V_TEXT, -1, OV_SECCOMP_ALLOW },
@@ -231,6 +232,7 @@ static bool set_run_option(struct cli_options *o, const struct opt_def *d,
 	case OPT_RESULT: o->result_dest = v; return true;
 	case OPT_CGROUP_PARENT: o->cgroup_parent = v; return true;
 	case OPT_JSON: o->json = true; return true;
+	case OPT_INTERACTIVE: o->interactive = true; return true;
 	case OPT_QUIET: o->quiet = true; return true;
 	case OPT_VERBOSE: o->verbose = true; return true;
 	case OPT_HELP: o->help = true; return true;

@@ -37,6 +37,7 @@ struct cli_options {
 	const char *result_dest;   /* -r */
 	const char *cgroup_parent; /* --cgroup-parent */
 	bool json, quiet, verbose, help;
+	bool interactive;          /* -i */
 	bool no_report;            /* --no-syscall-report */
 	char **command;            /* COMMAND ARG..., or FILE ARG... with --lang */
 	int ncommand;

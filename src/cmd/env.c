@@ -41,10 +41,15 @@ static int env_keep_host(struct argv_builder *b, const char *name,
 	return rc;
 }
 
-int env_build(const struct policy *p, char ***envp, struct sbx_err *err)
+int env_build(const struct policy *p, bool terminal, char ***envp, struct sbx_err *err)
 {
 	struct argv_builder b = { 0 };
 	int rc = 0;
+
+	/* -i: full-screen programs draw for the caller's terminal type; a
+	 * policy or --env TERM, set after, still wins */
+	if (terminal && getenv("TERM"))
+		rc = env_keep_host(&b, "TERM", err);
 
 	for (size_t i = 0; rc == 0 && i < p->env.n; i++)
 		if (!p->env.at[i].option)

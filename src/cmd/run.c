@@ -60,6 +60,7 @@ struct run_ctx {
 	struct uid_lease lease;  /* run by root: the jail's host uid, held to the end */
 	struct result res;
 
+	bool terminal;           /* -i with a terminal on stdin: the program gets a pty */
 	bool compiled;           /* --lang with a compile step */
 	struct policy compile_policy; /* shallow copy: never policy_free'd */
 	char **compile_argv;
@@ -335,6 +336,34 @@ static int check_fd_room(const struct policy *p, struct sbx_err *err)
 		       (unsigned long long)rl.rlim_cur, (unsigned long long)need, p->nmounts);
 }
 
+/*
+ * -i: a pty of the jail's own when sbx's stdin is a terminal.  Without
+ * one (a pipe, CI) there is no terminal to relay: say so, and give the
+ * program sbx's stdin as --stdin - would, so `echo cmd | sbx run -i --
+ * sh` still runs cmd.
+ */
+static int choose_terminal(struct run_ctx *c, struct sbx_err *err)
+{
+	struct cli_options *o = &c->opts;
+
+	if (!o->interactive)
+		return 0;
+	if (o->json)
+		return err_set(err, ERR_USAGE, 0, "-i relays a terminal, and --json keeps "
+			       "sbx's stdout for the record alone: give one of them");
+	if (o->stdin_spec)
+		return err_set(err, ERR_USAGE, 0, "-i: the program reads the terminal; "
+			       "--stdin %s cannot be its input too", o->stdin_spec);
+	if (isatty(STDIN_FILENO)) {
+		c->terminal = true;
+		return 0;
+	}
+	fprintf(stderr, "sbx: -i: stdin is not a terminal: the program gets no pty, "
+		"and reads sbx's stdin as with --stdin -\n");
+	o->stdin_spec = "-";
+	return 0;
+}
+
 /* The program will meet a /tmp it cannot write: say why before it fails. */
 static void note_moved_scratch(const struct run_ctx *c)
 {
@@ -358,7 +387,7 @@ static int prepare(struct run_ctx *c, int argc, char **argv, struct sbx_err *err
 	if (c->learn && c->opts.json)
 		return err_set(err, ERR_USAGE, 0, "--json: sbx learn prints the policy on "
 			       "stdout; give --result FILE for the record");
-	if (open_result(c, err) < 0)
+	if (open_result(c, err) < 0 || choose_terminal(c, err) < 0)
 		return -1;
 	if ((c->opts.lang && lang_check_known(c->opts.lang, err) < 0) ||
 	    effective_policy(&c->opts, &c->policy, err) < 0)
@@ -370,7 +399,7 @@ static int prepare(struct run_ctx *c, int argc, char **argv, struct sbx_err *err
 	if (c->opts.lang ? lang_argvs(c, err) < 0
 			 : cli_command_argv(&c->opts, &c->policy, &c->argv, err) < 0)
 		return -1;
-	if (env_build(&c->policy, &c->envp, err) < 0 || open_out_dir(c, err) < 0)
+	if (env_build(&c->policy, c->terminal, &c->envp, err) < 0 || open_out_dir(c, err) < 0)
 		return -1;
 	/* the jail needs its own /proc: say that, not a workspace symptom of it */
 	if (jail_check_own_proc(err) < 0)
@@ -497,6 +526,7 @@ static int launch(struct run_ctx *c, struct sbx_err *err)
 		.argv = c->argv,
 		.envp = c->envp,
 		.stdin_spec = o->stdin_spec,
+		.interactive = c->terminal,
 		.capture = o->json,
 		.stdout_copy = o->stdout_copy,
 		.stderr_copy = o->stderr_copy,

@@ -11,7 +11,9 @@
  *   CTL_READY          root built; carries   CTL_GO    fork+exec the target
  *                      the jail's /proc fd,
  *                      a sock_diag socket in
- *                      its netns, its tmpfs roots
+ *                      its netns, with -i the
+ *                      master of the program's
+ *                      pty, its tmpfs roots
  *                      (SCM_RIGHTS) if any;
  *                      value = 1 + index of the
  *                      workspace tmpfs among
@@ -63,8 +65,8 @@ enum ctl_type {
 #define CTL_EV_WALL_BOUND 4
 
 /* Most descriptors CTL_READY carries: /proc, sock_diag, the workspace,
- * 14 tmpfs roots. */
-#define CTL_MAX_FDS 17
+ * the pty master (-i), 14 tmpfs roots. */
+#define CTL_MAX_FDS 18
 
 struct ctl_msg {
 	uint32_t type;

@@ -2,7 +2,8 @@
  * init.c - the jail's pid 1: build the jail, start the target, reap, report.
  *
  * Life: wait for the uid/gid maps -> become the jail user -> tie our life
- * to the supervisor's -> build the root, hostname, lo -> CTL_READY -> wait
+ * to the supervisor's -> build the root, hostname, lo -> with -i, open
+ * the program's pty -> CTL_READY (the master with it) -> wait
  * for CTL_GO -> drop every capability, wipe sbx's argv/environ copy ->
  * fork the target -> CTL_STARTED or CTL_EXEC_FAILED -> reap
  * everything; when the target ends, CTL_EXITED, then SIGTERM the rest,
@@ -27,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -180,6 +182,29 @@ static int build_root(const struct jail_plan *plan, struct jail_fs *fs)
 	if (mount_build_root(plan, fs, &err) < 0)
 		setup_failed(plan, &err);
 	return ucount_fd;
+}
+
+/*
+ * -i: a pty of the jail's own devpts (mount_fs.c), opened in the new root
+ * so the program's ttyname is its /dev/pts/N.  The slave comes from the
+ * master itself (TIOCGPTPEER), never by a path the jail could replace.
+ * O_NOCTTY: the init must not take it as its own terminal; the target
+ * does (target.c).
+ */
+static void open_pty(struct jail_plan *plan, struct jail_fs *fs)
+{
+	struct sbx_err err = { 0 };
+	int unlock = 0;
+
+	fs->pty_master = open("/dev/pts/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (fs->pty_master < 0 || ioctl(fs->pty_master, TIOCSPTLCK, &unlock) < 0 ||
+	    (plan->pty_slave = ioctl(fs->pty_master, TIOCGPTPEER,
+				     O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0) {
+		err_set(&err, ERR_SETUP, errno, "-i: opening a pty in the jail's /dev/pts "
+			"(the policy must mount a dev at /dev): %s", strerror(errno));
+		setup_failed(plan, &err);
+	}
+	vlog_line(&plan->vlog, "init: pty opened");
 }
 
 /*
@@ -510,7 +535,7 @@ __attribute__((noreturn)) static void supervise_target(const struct jail_plan *p
 	}
 }
 
-__attribute__((noreturn)) static void start_target(const struct jail_plan *plan, int proc_fd)
+__attribute__((noreturn)) static void start_target(struct jail_plan *plan, int proc_fd)
 {
 	const struct jail_spec *s = plan->spec;
 	struct sbx_err err = { 0 };
@@ -545,7 +570,10 @@ __attribute__((noreturn)) static void start_target(const struct jail_plan *plan,
 		setup_failed(plan, &err);
 	}
 	close(report[1]);
-	/* The init must not hold the program's pipes open after it. */
+	/* The init must not hold the program's pipes or pty open after it:
+	 * the supervisor's relay ends on their EOF. */
+	if (plan->pty_slave >= 0)
+		close(plan->pty_slave);
 	for (int i = 0; i < 3; i++) {
 		int fd = i == 0 ? s->stdin_fd : i == 1 ? s->stdout_fd : s->stderr_fd;
 
@@ -581,6 +609,8 @@ static void send_ready(const struct jail_plan *plan, struct jail_fs *fs)
 		m.value = (int32_t)n + 1;
 		fds[n++] = fs->ws;
 	}
+	if (fs->pty_master >= 0)
+		fds[n++] = fs->pty_master;
 	for (size_t i = 0; i < fs->ntmpfs && n < CTL_MAX_FDS; i++)
 		fds[n++] = fs->tmpfs[i];
 	if (n > 0) {
@@ -599,6 +629,7 @@ static void send_ready(const struct jail_plan *plan, struct jail_fs *fs)
 		close(fds[i]);
 	fs->ntmpfs = 0;
 	fs->ws = -1;
+	fs->pty_master = -1;
 }
 
 /*
@@ -697,6 +728,9 @@ void init_main(struct jail_plan *plan)
 		setup_failed(plan, &err);
 	}
 	ucount_fd = build_root(plan, &fs);
+	fs.pty_master = -1;
+	if (plan->spec->interactive)
+		open_pty(plan, &fs);
 	send_ready(plan, &fs);
 	finish_jail(plan, ucount_fd);
 	wait_for_go(plan);

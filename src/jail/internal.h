@@ -34,6 +34,7 @@ struct jail_plan {
 	struct sock_fprog notify; /* its twin that reports refusals (scnotify.h);
 				   * filter NULL = no report */
 	int ctl_fd;             /* the init's end of the control socket */
+	int pty_slave;          /* -i: the program's terminal, opened by the init; -1 */
 	int sync_fd;            /* read end: one byte once the maps are written */
 	bool host_root;         /* sbx runs as root: drop groups in the init */
 	bool self_maps;         /* the init writes its own maps (spawn.c) */
@@ -66,9 +67,10 @@ struct target_report {
 /* What the supervisor's meters read, from the mounts mount.c made. */
 struct jail_fs {
 	int proc;                   /* the jail's own proc (verified), or -1 */
-	int tmpfs[CTL_MAX_FDS - 3]; /* mount fds of its tmpfs: root, /dev, tmpfs entries */
+	int tmpfs[CTL_MAX_FDS - 4]; /* mount fds of its tmpfs: root, /dev, tmpfs entries */
 	size_t ntmpfs;
 	int ws;                     /* the workspace tmpfs (spec->workspace_tmpfs), or -1 */
+	int pty_master;             /* -i: the master of the program's pty, or -1 */
 };
 
 /* mount.c: build the root from the policy's mounts, pivot into it, and
@@ -138,7 +140,7 @@ int mount_workspace_tmpfs(struct root_build *b, const struct mount_entry *m,
  *   (MOUNT_ATTR_IDMAP, Linux 5.12); *IDMAP_REFUSED set when that step
  *   alone failed (the filesystem or kernel cannot: fall back to mp_clone).
  * mp_new_fs: a detached new filesystem of TYPE, OPTS "key", "value" pairs
- *   NULL-terminated, mount ATTRS; its mount fd.
+ *   NULL-terminated (a NULL value: "key" is a flag), mount ATTRS; its mount fd.
  * mp_close2: close A and B (-1: skipped) keeping errno; returns RC. */
 enum leaf_kind { LEAF_DIR, LEAF_FILE, LEAF_LINK };
 int mp_make(const struct root_build *b, const char *dst, enum leaf_kind kind,

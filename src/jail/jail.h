@@ -42,6 +42,10 @@ struct jail_spec {
 	int stdout_fd;
 	int stderr_fd;
 	bool verbose;          /* log each setup step to stderr with timings */
+	/* -i: the program's 0, 1, 2 are a pty of the jail's own devpts (its
+	 * controlling terminal, in a session of its own); the init sends the
+	 * master with CTL_READY and the stdio fds above are unused */
+	bool interactive;
 	/* the run's cgroup v2 (O_DIRECTORY fd), or -1: the init is cloned into
 	 * it, gets a cgroup namespace rooted there, and the cgroup, not
 	 * RLIMIT_AS and RLIMIT_NPROC, bounds memory and processes */

@@ -245,6 +245,30 @@ static int dev_links(int dev)
 	return 0;
 }
 
+/*
+ * -i: a devpts instance of the jail's own at DEV/pts, and ptmx beside it.
+ * A new instance holds only the jail's ptys: the caller's terminal and
+ * every other host pty stay out of reach, and the program's TIOCSTI or
+ * TIOCLINUX could at most type into its own.  Not nodev: its nodes are
+ * the ptys.
+ */
+static int dev_pts(int dev)
+{
+	static const char *const opts[] = { "newinstance", NULL, "ptmxmode", "0666",
+					    "mode", "0620", NULL };
+	int dir, mnt;
+
+	if (mkdirat(dev, "pts", 0755) < 0 || symlinkat("pts/ptmx", dev, "ptmx") < 0)
+		return -1;
+	dir = mp_open_leaf(dev, "pts", LEAF_DIR);
+	if (dir < 0)
+		return -1;
+	mnt = mp_new_fs("devpts", opts, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC);
+	if (mnt < 0 || mp_attach(mnt, dir) < 0)
+		return mp_close2(mnt, dir, -1);
+	return mp_close2(mnt, dir, 0);
+}
+
 /* The policy mounts a tmpfs on DST/shm. */
 static bool wants_shm(const struct policy *p, const char *dst)
 {
@@ -260,7 +284,7 @@ static bool wants_shm(const struct policy *p, const char *dst)
 	return false;
 }
 
-/* /dev with only null, zero, full, random, urandom (no pts, no shm). */
+/* /dev with only null, zero, full, random, urandom (no shm; pts only with -i). */
 int mount_dev(struct root_build *b, const struct mount_entry *m, struct sbx_err *err)
 {
 	static const char *const nodes[] = { "null", "zero", "full", "random", "urandom" };
@@ -278,6 +302,8 @@ int mount_dev(struct root_build *b, const struct mount_entry *m, struct sbx_err 
 			return mount_fail(err, mp_close2(dev, -1, errno), m, nodes[i]);
 	if (dev_links(dev) < 0)
 		return mount_fail(err, mp_close2(dev, -1, errno), m, "symlinks");
+	if (b->plan->spec->interactive && dev_pts(dev) < 0)
+		return mount_fail(err, mp_close2(dev, -1, errno), m, "devpts at pts (-i)");
 	/* /dev/shm exists only when the policy mounts a tmpfs there. */
 	if (wants_shm(b->plan->policy, m->dst) && mkdirat(dev, "shm", 01777) < 0)
 		return mount_fail(err, mp_close2(dev, -1, errno), m, "mkdir shm");

@@ -194,7 +194,8 @@ int mp_new_fs(const char *type, const char *const *opts, unsigned attrs)
 	if (fsconfig(fs, FSCONFIG_SET_STRING, "source", type, 0) < 0)
 		return mp_close2(fs, -1, -1);
 	for (; opts && opts[0]; opts += 2)
-		if (fsconfig(fs, FSCONFIG_SET_STRING, opts[0], opts[1], 0) < 0)
+		if ((opts[1] ? fsconfig(fs, FSCONFIG_SET_STRING, opts[0], opts[1], 0)
+			     : fsconfig(fs, FSCONFIG_SET_FLAG, opts[0], NULL, 0)) < 0)
 			return mp_close2(fs, -1, -1);
 	if (fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
 		return mp_close2(fs, -1, -1);

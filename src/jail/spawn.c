@@ -257,7 +257,7 @@ int jail_spawn(const struct jail_spec *spec, struct jail *out, struct sbx_err *e
 {
 	struct jail_plan plan = {
 		.spec = spec, .policy = spec->policy,
-		.host_root = ids_host_root(), .ws_tree = -1,
+		.host_root = ids_host_root(), .ws_tree = -1, .pty_slave = -1,
 		/* An unprivileged init can map its own euid (user_namespaces(7)),
 		 * so it need not wait for the supervisor: one round trip less
 		 * per start.  Root maps a uid of its range, which

@@ -2,7 +2,8 @@
  * target.c - the last steps before the program runs, in the forked target.
  *
  * In this order: new session, default signals, umask, persona and
- * priority, stdio, close every other fd, rlimits, chdir, drop
+ * priority, stdio (with -i the jail's pty, as the controlling terminal),
+ * close every other fd, rlimits, chdir, drop
  * capabilities, no_new_privs, RLIMIT_DATA, seccomp, execve.
  * Any failure is written to the report pipe (CLOEXEC, so a successful exec
  * closes it and the init reads EOF) and nothing runs: fail closed.
@@ -22,6 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sched.h>
+#include <sys/ioctl.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -101,10 +103,15 @@ static int reset_inherited_state(struct sbx_err *err)
 	return drop_raised_priority(err);
 }
 
-/* Put the spec's fds on 0, 1, 2 even when they are already among them. */
-static int setup_stdio(const struct jail_spec *s, struct sbx_err *err)
+/* Put the spec's fds on 0, 1, 2 even when they are already among them;
+ * with -i, the jail's pty on all three. */
+static int setup_stdio(const struct jail_plan *plan, struct sbx_err *err)
 {
+	const struct jail_spec *s = plan->spec;
 	int src[3] = { s->stdin_fd, s->stdout_fd, s->stderr_fd };
+
+	if (plan->pty_slave >= 0)
+		src[0] = src[1] = src[2] = plan->pty_slave;
 
 	for (int i = 0; i < 3; i++) {
 		/* fd 0 is never left closed: the program's next open() would
@@ -124,6 +131,22 @@ static int setup_stdio(const struct jail_spec *s, struct sbx_err *err)
 			return err_set(err, ERR_SETUP, errno, "dup2 onto fd %d: %s", i,
 				       strerror(errno));
 	}
+	return 0;
+}
+
+/*
+ * -i: the pty becomes the controlling terminal of the program's new
+ * session, so a shell gets job control and Ctrl-C, Ctrl-Z and Ctrl-\ go
+ * from the jail's line discipline to the jail's foreground group.  The
+ * pty is the jail's own: no terminal of the caller's is ever one.
+ */
+static int take_terminal(const struct jail_plan *plan, struct sbx_err *err)
+{
+	if (plan->pty_slave < 0)
+		return 0;
+	if (ioctl(STDIN_FILENO, TIOCSCTTY, 0) < 0)
+		return err_set(err, ERR_SETUP, errno, "-i: TIOCSCTTY on the jail's pty: %s",
+			       strerror(errno));
 	return 0;
 }
 
@@ -291,8 +314,8 @@ void target_main(const struct jail_plan *plan, int report_fd)
 	const struct jail_spec *s = plan->spec;
 	struct sbx_err err = { 0 };
 
-	/* New session, no controlling tty: TIOCSTI cannot push input into
-	 * the caller's terminal (CVE-2017-5226). */
+	/* New session, no controlling tty of the caller's: TIOCSTI cannot
+	 * push input into the caller's terminal (CVE-2017-5226). */
 	if (setsid() < 0) {
 		err_set(&err, ERR_SETUP, errno, "setsid: %s", strerror(errno));
 		setup_fail(report_fd, &err);
@@ -300,7 +323,8 @@ void target_main(const struct jail_plan *plan, int report_fd)
 	/* An inherited `trap '' XCPU` or a blocked SIGTERM must not weaken
 	 * limits; the init's own SIGPIPE=SIG_IGN must not reach the program. */
 	procstate_default_signals();
-	if (reset_inherited_state(&err) < 0 || setup_stdio(s, &err) < 0)
+	if (reset_inherited_state(&err) < 0 || setup_stdio(plan, &err) < 0 ||
+	    take_terminal(plan, &err) < 0)
 		setup_fail(report_fd, &err);
 	if (close_other_fds(report_fd, plan->notify.filter ? plan->ctl_fd : -1, &err) < 0)
 		setup_fail(report_fd, &err);

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -143,11 +144,16 @@ void sup_job_stop(struct sup *s, int sig)
 	sigaddset(&one, sig);
 	sigemptyset(&cont);
 	sigaddset(&cont, SIGCONT);
+	/* -i: the caller's shell gets its terminal as it left it while sbx is
+	 * stopped, and the jail gets raw mode back once sbx continues */
+	terminal_restore(&s->term);
 	raise(sig);
 	pthread_sigmask(SIG_UNBLOCK, &one, NULL); /* stopped here until SIGCONT */
 	pthread_sigmask(SIG_BLOCK, &one, NULL);
 	/* the SIGCONT that ended our own stop says nothing of a SIGSTOP */
 	(void)sigtimedwait(&cont, NULL, &zero);
+	if (s->term.saved && s->term.master >= 0 && terminal_raw(&s->term) != 0)
+		vlog_line(&s->vlog, "-i: raw mode again after the stop: %s", strerror(errno));
 	if (!held)
 		return;
 	held_ns = monotonic_ns() - t0;
@@ -196,6 +202,15 @@ static void start_run(struct sup *s)
 	}
 	if (ready_hook(s) < 0)
 		return;
+	/* -i: without the pty the program would have no stdio at all */
+	if (s->req->interactive && (s->setup_failed || s->term.master < 0)) {
+		if (!s->setup_failed)
+			snprintf(s->setup_text, sizeof(s->setup_text),
+				 "-i: the jail's init sent no pty");
+		s->setup_failed = true;
+		sup_kill_init(s);
+		return;
+	}
 	vlog_line(&s->vlog, "workspace ready");
 	cputree_sockets_baseline(&s->cpu); /* nothing of the program runs yet */
 	if (ctl_send(s, CTL_GO) != 0) {
@@ -282,6 +297,7 @@ static void close_ctl(struct sup *s)
 static void take_ctl_fd(struct sup *s, const struct ctl_msg *m, int fd, bool ws)
 {
 	struct statfs sfs;
+	unsigned pty_n;
 
 	if (m->type == CTL_LISTENER) {
 		if (notify_adopt(&s->notify, fd, &s->jail.answer, &s->jail.learn) == 0 &&
@@ -304,6 +320,12 @@ static void take_ctl_fd(struct sup *s, const struct ctl_msg *m, int fd, bool ws)
 		}
 		if (sfs.f_type == TMPFS_MAGIC) {
 			cputree_use_tmpfs(&s->cpu, fd);
+			return;
+		}
+		/* -i: the master of the program's pty (only a master answers TIOCGPTN) */
+		if (s->req->interactive && s->term.master < 0 && ioctl(fd, TIOCGPTN, &pty_n) == 0) {
+			if (terminal_attach(s, fd) != 0)
+				s->setup_failed = true;
 			return;
 		}
 		/* the host's namespace would charge the host's sockets to the jail */

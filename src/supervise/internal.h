@@ -23,6 +23,7 @@
 #include "supervise/relay.h"
 #include "supervise/stdin.h"
 #include "supervise/supervise.h"
+#include "supervise/terminal.h"
 
 #define MS (INT64_C(1000000))
 /* The meter samples every 10 ms while the tree changes (births, deaths)
@@ -76,6 +77,7 @@ struct sup {
 	struct out_budget budget;
 	unsigned char *buf;         /* RELAY_BUF_SIZE */
 	struct stdin_relay in;
+	struct terminal term;       /* -i: the caller's terminal and the jail's pty */
 	int in_fd;                  /* fd registered for the stdin relay */
 	unsigned in_events;
 	struct cputree cpu;
@@ -127,6 +129,11 @@ struct sup {
 int sup_event_loop(struct sup *s);
 int sup_watch(struct sup *s, int fd, unsigned events, enum tag tag);
 void out_stream_close_src(struct out_stream *o, int epfd);
+
+/* terminal.c, -i: the pty master from CTL_READY becomes the stdout
+ * stream's source and the stdin relay's destination, the caller's
+ * terminal goes raw; -1 with setup_text/setup_errno filled. */
+int terminal_attach(struct sup *s, int master);
 
 /* control.c: SIGKILL the init (every jail process), at most once and never
  * after it was reaped; CTL_TERM now and SIGKILL at SINCE + kill grace;

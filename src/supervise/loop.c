@@ -24,6 +24,10 @@ static void on_signal(struct sup *s)
 	struct signalfd_siginfo si;
 
 	while (read(s->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo == SIGWINCH) {
+			terminal_copy_size(&s->term);
+			continue;
+		}
 		if (si.ssi_signo == SIGTSTP || si.ssi_signo == SIGTTIN || si.ssi_signo == SIGTTOU) {
 			sup_job_stop(s, (int)si.ssi_signo);
 			continue;

@@ -50,6 +50,9 @@ static int block_signals(struct sup *s)
 	sigaddset(&set, SIGTTIN);
 	sigaddset(&set, SIGTTOU);
 	sigaddset(&set, SIGCONT);
+	/* -i: the caller's window changed size; the jail's pty follows */
+	if (s->req->interactive)
+		sigaddset(&set, SIGWINCH);
 	signal(SIGPIPE, SIG_IGN);
 	/* SIGCHLD stays blocked and out of the signalfd: the pidfd says when */
 	sigaddset(&set, SIGCHLD);
@@ -150,11 +153,16 @@ static int make_loop_fds(struct sup *s)
 	if (s->tfd < 0)
 		return err_set(s->err, ERR_SETUP, errno, "timerfd_create: %s", strerror(errno));
 	if (sup_watch(s, s->tfd, EPOLLIN, TAG_TIMER) != 0 ||
-	    sup_watch(s, s->sigfd, EPOLLIN, TAG_SIGNAL) != 0 ||
-	    sup_watch(s, s->out[0].src, EPOLLIN, TAG_OUT) != 0 ||
-	    sup_watch(s, s->out[1].src, EPOLLIN, TAG_ERR) != 0)
+	    sup_watch(s, s->sigfd, EPOLLIN, TAG_SIGNAL) != 0)
 		return err_set(s->err, ERR_SETUP, errno, "epoll_ctl: %s", strerror(errno));
-	s->out[0].src_watched = s->out[1].src_watched = true;
+	/* -i: no pipes; the pty's master comes with CTL_READY (terminal.c) */
+	for (int i = 0; i < 2; i++) {
+		if (s->out[i].src < 0)
+			continue;
+		if (sup_watch(s, s->out[i].src, EPOLLIN, TAG_OUT + i) != 0)
+			return err_set(s->err, ERR_SETUP, errno, "epoll_ctl: %s", strerror(errno));
+		s->out[i].src_watched = true;
+	}
 	return 0;
 }
 
@@ -191,6 +199,9 @@ static void release_job_signals(void)
 
 static void sup_cleanup(struct sup *s)
 {
+	/* first: whatever ended the run, the caller gets its terminal back
+	 * before the record or any message is written */
+	terminal_restore(&s->term);
 	release_job_signals();
 	for (int i = 0; i < 2; i++)
 		out_stream_close(&s->out[i]); /* closes the --stdout/--stderr copies */
@@ -223,6 +234,7 @@ static int spawn(struct sup *s, int fds[3])
 		.stdout_fd = fds[1],
 		.stderr_fd = fds[2],
 		.verbose = s->req->verbose,
+		.interactive = s->req->interactive,
 		.cgroup_fd = s->cg.active ? s->cg.dir_fd : -1,
 		.learn = s->req->learn != NULL,
 		.no_report = s->req->no_report,
@@ -243,6 +255,21 @@ static int spawn(struct sup *s, int fds[3])
 	return 0;
 }
 
+/* The program's 0, 1, 2: pipes (and /dev/null or a stdin relay), or with
+ * -i nothing yet: the jail's pty, whose master the loop relays as stdout
+ * to sbx's fd 1 once the init sends it. */
+static int prepare_stdio(struct sup *s, int fds[3])
+{
+	if (!s->req->interactive)
+		return stdin_open(s->req->stdin_spec, &fds[0], &s->in, s->err) != 0 ||
+		       make_output(s, 0, &fds[1]) != 0 || make_output(s, 1, &fds[2]) != 0 ? -1 : 0;
+	if (relay_set_dest(&s->out[0], s->req->stdout_to_stderr ? STDERR_FILENO : STDOUT_FILENO,
+			   s->err) != 0)
+		return -1;
+	s->out[0].splice_ok = false;
+	return 0;
+}
+
 static int prepare(struct sup *s, int fds[3])
 {
 	uint64_t limit = policy_limit(s->pol, LIM_OUTPUT_BYTES);
@@ -253,8 +280,7 @@ static int prepare(struct sup *s, int fds[3])
 	s->buf = malloc(RELAY_BUF_SIZE);
 	if (!s->buf)
 		return err_set(s->err, ERR_INTERNAL, ENOMEM, "out of memory");
-	if (block_signals(s) != 0 || stdin_open(s->req->stdin_spec, &fds[0], &s->in, s->err) != 0 ||
-	    make_output(s, 0, &fds[1]) != 0 || make_output(s, 1, &fds[2]) != 0 ||
+	if (block_signals(s) != 0 || prepare_stdio(s, fds) != 0 ||
 	    prepare_copies(s) != 0 || make_loop_fds(s) != 0 ||
 	    cgroup_open(&s->cg, s->pol, s->req->cgroup_parent, s->err) != 0)
 		return -1;
@@ -276,6 +302,7 @@ static void sup_init(struct sup *s, const struct run_request *req, struct result
 	out_stream_init(&s->out[0], "stdout", -1);
 	out_stream_init(&s->out[1], "stderr", -1);
 	cputree_init(&s->cpu, 0);
+	terminal_init(&s->term, req->interactive);
 	s->cg.dir_fd = -1;
 	s->timer_armed = -1;
 	s->vlog = (struct vlog){ .on = req->verbose, .who = "supervise ",

@@ -43,6 +43,8 @@ struct run_request {
 	int workdir_fd;             /* -w: its fd (run by root, bound from it), or -1 */
 	uint32_t host_uid, host_gid; /* run by root: the run's ids (jail/uidrange.h) */
 	const char *stdin_spec;     /* NULL: empty; "-": relay sbx's stdin; else a file */
+	bool interactive;           /* -i, sbx's stdin a terminal: the program gets a
+				     * pty of the jail's (terminal.h); no stdin_spec */
 	bool capture;               /* --json: keep stdout/stderr for the record */
 	const char *stdout_copy;    /* --stdout FILE */
 	const char *stderr_copy;    /* --stderr FILE */

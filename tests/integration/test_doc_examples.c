@@ -41,6 +41,7 @@ static const struct expectation expect[] = {
 	{ "make check    # build and run every test: unit, integration and isolation probes",
 	  .not_run = "it is this suite" },
 	{ "sbx run -- /bin/echo hello                 # default jail; one JSON record on stderr at the end", .status = 0, .output = "\"status\":\"ok\"" },
+	{ "sbx run -i -t 1h -- bash                   # a shell in the jail, on a pty of its own (job control, vi)", .not_run = "a session typed by hand; test_interactive.c drives one on a real pty" },
 	{ "sbx run --lang py file.py arg1             # a language preset: py node sh bash perl c cpp", .status = 0, .output = "file.py got ['arg1']" },
 	{ "sbx run --lang auto prog.c                 # compile in one jail, run in another", .status = 0, .output = "hello from prog.c", .needs = "/usr/bin/gcc" },
 	{ "sbx run -f prog --time 2s --cpu 1s --memory 256M --pids 32 --output 1M -- ./prog", .status = 0, .output = "hello from prog" },
@@ -79,6 +80,7 @@ static const struct expectation expect[] = {
 	{ "sbx check ./etl.policy", .status = 0, .output = "./etl.policy: ok" },
 	{ "sbx explain -p ./etl.policy", .status = 0, .output = "name: \"etl\"" },
 	/* examples/probing.md */
+	{ "sbx run -i -t 1h -- bash", .not_run = "a session typed by hand; test_interactive.c drives one on a real pty" },
 	{ "sbx run -q -- id", .status = 0 },
 	{ "sbx run -q -- grep -E '^(Cap|NoNewPrivs|Seccomp:)' /proc/self/status", .status = 0 },
 	{ "sbx run -q -- ls /proc /dev          # only the jail's processes and five devices", .status = 0, .output = "urandom" },
