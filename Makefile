@@ -58,6 +58,8 @@ INTEG_ARGS ?=
 # had all been written before the signal came).
 VM_SKIP    := sigalrm_to_sbx_in_a_slow_tty_write_under_ulimit_i_0_is_aborted|unix_socket_buffers_count_against_memory|unix_socket_buffers_count_with_a_loopback_network|the_record_shows_the_cpu_of_auto_reaped_children|unread_stdout_pipe_still_honours_sigint|children_reaped_by_wait_are_charged_once|a_line_after_a_stderr_burst_stays_after_it_in_one_log_file
 VM_SUITES  ?= @(cgroup|cgroup_fallback|status|lifetime|limits_evidence|lang)/!($(VM_SKIP))
+# What of the integration suite runs in the arm64 VM (check-arm64).
+ARM64_SUITES ?= @(probes_seccomp_args)/*
 
 # ARCH=arm64 (or CC=aarch64-linux-gnu-gcc) cross-builds for aarch64 into
 # build-arm64/: a static sbx, and test binaries linked against the arm64
@@ -108,7 +110,7 @@ ifeq ($(CROSS_ARM64),1)
 # dynamic PIE there too (Debian ships libcjson only as a shared library)
 PKG_CFLAGS := -I/usr/include/cjson
 PKG_LIBS   := -lseccomp -lcjson
-TEST_FLAGS := -I$(ARM64_SYSROOT)/usr/include -L$(ARM64_SYSROOT)/usr/lib/aarch64-linux-gnu \
+TEST_FLAGS := -isystem $(ARM64_SYSROOT)/usr/include -L$(ARM64_SYSROOT)/usr/lib/aarch64-linux-gnu \
               -Wl,-rpath-link,$(ARM64_SYSROOT)/usr/lib/aarch64-linux-gnu \
               -Wl,-rpath-link,$(ARM64_SYSROOT)/lib/aarch64-linux-gnu
 endif
@@ -143,7 +145,7 @@ INTEG_SRC  := $(sort $(wildcard tests/integration/*.c))
 UNIT_BIN   := $(BUILD)/tests/unit_tests
 INTEG_BIN  := $(BUILD)/tests/integration_tests
 
-.PHONY: all bpf-dump check check-deb check-engines check-layers check-comments asan deps demo install uninstall fuzz mutants bench bench-readme bench-deps clean probes test test-unit test-integration vm-deps vmcheck vm-inside
+.PHONY: all bpf-dump check check-deb check-engines check-layers check-comments asan deps demo install uninstall fuzz mutants bench bench-readme bench-deps clean probes test test-unit test-integration vm-deps vmcheck vm-inside arm64-deps check-arm64
 
 all: sbx
 
@@ -289,6 +291,14 @@ vm-deps:
 
 vmcheck:
 	VM_SUITES='$(VM_SUITES)' bash tests/vm/vmcheck.sh
+
+arm64-deps:
+	@bash tests/arm64/setup.sh
+
+# sbx cross-built for aarch64, its unit suite and ARM64_SUITES in Debian
+# 12's arm64 kernel under qemu (TCG), as root and as uid 1000.
+check-arm64:
+	ARM64_SUITES='$(ARM64_SUITES)' ARM64LAB_DIR='$(ARM64LAB_DIR)' bash tests/arm64/check.sh
 
 # Run by vmcheck inside the VM, from a tree built on the host.
 vm-inside:
