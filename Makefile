@@ -59,7 +59,7 @@ INTEG_ARGS ?=
 VM_SKIP    := sigalrm_to_sbx_in_a_slow_tty_write_under_ulimit_i_0_is_aborted|unix_socket_buffers_count_against_memory|unix_socket_buffers_count_with_a_loopback_network|the_record_shows_the_cpu_of_auto_reaped_children|unread_stdout_pipe_still_honours_sigint|children_reaped_by_wait_are_charged_once|a_line_after_a_stderr_burst_stays_after_it_in_one_log_file
 VM_SUITES  ?= @(cgroup|cgroup_fallback|status|lifetime|limits_evidence|lang)/!($(VM_SKIP))
 # What of the integration suite runs in the arm64 VM (check-arm64).
-ARM64_SUITES ?= @(probes_seccomp_args)/*
+ARM64_SUITES ?= @(probes_seccomp_args|probes_priv)/*
 
 # ARCH=arm64 (or CC=aarch64-linux-gnu-gcc) cross-builds for aarch64 into
 # build-arm64/: a static sbx, and test binaries linked against the arm64
