@@ -488,9 +488,10 @@ static void emit_prologue(struct gen *g)
 	emit(g, LD(offsetof(struct seccomp_data, arch)));
 	emit(g, JEQ(SC_AUDIT_ARCH, 1, 0));
 	emit(g, RET(SECCOMP_RET_KILL_PROCESS));
+	/* the search below starts from the number in A */
+	emit(g, LD(offsetof(struct seccomp_data, nr)));
 #if SC_HAS_X32
 	/* x32 calls use x86_64's arch value with bit 30 set in the number. */
-	emit(g, LD(offsetof(struct seccomp_data, nr)));
 	emit(g, JSET(SC_X32_SYSCALL_BIT, 0, 1));
 	emit(g, RET(SECCOMP_RET_KILL_PROCESS));
 #endif

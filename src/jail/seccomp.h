@@ -30,8 +30,9 @@ struct sc_group {
 #define SC_NR_MAX 1024
 /* The first instructions of every program: the ABI checks, which kill
  * in the kernel whatever else the program is turned into (x86_64 checks
- * the arch value and x32's number bit, aarch64 the arch value only). */
-#define SC_PROLOGUE_LEN (3 + 3 * SC_HAS_X32)
+ * the arch value and x32's number bit, aarch64 the arch value only;
+ * both then load the number). */
+#define SC_PROLOGUE_LEN (4 + 2 * SC_HAS_X32)
 
 extern const struct sc_group sc_groups[];
 extern const size_t sc_groups_count;
