@@ -7,7 +7,8 @@
 # read from those files: a failing test, a skip tests/arm64/expected-skips
 # does not name, a guest that did not write its results or a VM cut at
 # ARM64_TIMEOUT (s, default 600) fails the check.
-#   env: ARM64_SUITES (criterion --filter), ARM64_TIMEOUT, ARM64LAB_DIR
+#   env: ARM64_SUITES (criterion --filter), ARM64_ROOT_SUITES (root's, if
+#        other), ARM64_TIMEOUT, ARM64LAB_DIR, ARM64_KEEP
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 TOP=$PWD
@@ -51,7 +52,8 @@ cp -a build-arm64/sbx "$R"/sbx/build-arm64/
 cp -a build-arm64/tests/unit_tests build-arm64/tests/integration_tests build-arm64/tests/sbx-sim \
 	"$R"/sbx/build-arm64/tests/
 cp -a build-arm64/probes "$R"/sbx/build-arm64/
-printf "ARM64_SUITES='%s'\nARM64_GUEST_CMD='%s'\n" "$ARM64_SUITES" "${ARM64_GUEST_CMD:-}" \
+printf "ARM64_SUITES='%s'\nARM64_ROOT_SUITES='%s'\nARM64_GUEST_CMD='%s'\n" "$ARM64_SUITES" \
+	"${ARM64_ROOT_SUITES:-$ARM64_SUITES}" "${ARM64_GUEST_CMD:-}" \
 	>"$R"/sbx/tests/arm64/guest.conf
 # the shared-library closure of the dynamic binaries: the Criterion sysroot,
 # then the multiarch arm64 packages, then the cross libc
