@@ -14,7 +14,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/audit.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <stdio.h>
@@ -93,7 +92,7 @@ int sc_filter_notify(const struct sock_fprog *policy, struct sock_fprog *out)
 
 static uint32_t eval_call(const struct sock_fprog *p, int nr, uint64_t a0)
 {
-	struct seccomp_data d = { .nr = nr, .arch = AUDIT_ARCH_X86_64, .args = { a0 } };
+	struct seccomp_data d = { .nr = nr, .arch = SC_AUDIT_ARCH, .args = { a0 } };
 
 	return sc_eval(p, &d);
 }
@@ -106,13 +105,25 @@ bool sc_can_pass_listener(const struct sock_fprog *policy)
 
 void sc_syscall_name(int nr, char *buf, size_t size)
 {
-	char *name = nr >= 0 ? seccomp_syscall_resolve_num_arch(SCMP_ARCH_X86_64, nr) : NULL;
+	char *name = nr >= 0 ? seccomp_syscall_resolve_num_arch(SC_SCMP_ARCH, nr) : NULL;
 
 	if (name)
 		snprintf(buf, size, "%s", name);
 	else
 		snprintf(buf, size, "syscall_%d", nr);
 	free(name);
+}
+
+/* The argument that holds the mode of a call the set-id rule checks. */
+static int mode_arg(int nr)
+{
+#ifdef __NR_open
+	if (nr == __NR_open)
+		return 2;
+#endif
+	if (nr == __NR_openat)
+		return 3;
+	return nr == __NR_fchmodat || nr == NR_FCHMODAT2 ? 2 : 1;
 }
 
 /* The argument a fixed rule of NR checks for the refusal ERR, a value of
@@ -145,23 +156,26 @@ static int rule_arg(int nr, int err, const uint64_t *args, uint64_t *neutral,
 		return *neutral = 0, *decided = lo0, 0;
 	case __NR_pipe2:
 		return *neutral = args[1] & ~(uint64_t)O_NOTIF_PIPE, *decided = lo1 & O_NOTIF_PIPE, 1;
+#ifdef __NR_chmod
 	case __NR_chmod:
-	case __NR_fchmod:
 	case __NR_creat:
 	case __NR_open:
+#endif
+	case __NR_fchmod:
 	case __NR_fchmodat:
 	case NR_FCHMODAT2:
 	case __NR_openat: {
-		int i = nr == __NR_openat ? 3
-			: nr == __NR_fchmodat || nr == NR_FCHMODAT2 || nr == __NR_open ? 2 : 1;
+		int i = mode_arg(nr);
 		*neutral = args[i] & ~(uint64_t)(S_ISUID | S_ISGID);
 		*decided = (uint32_t)args[i] & 07777;
 		return i;
 	}
+#ifdef __NR_mknod
 	case __NR_mknod:
+#endif
 	case __NR_mknodat: {
 		/* a plain file of the same permissions passes both rules */
-		int i = nr == __NR_mknod ? 1 : 2;
+		int i = nr == __NR_mknodat ? 2 : 1;
 		*neutral = args[i] & 01777;
 		*decided = args[i] & 0xffff;
 		return i;

@@ -39,7 +39,7 @@ int sc_filter_notify(const struct sock_fprog *policy, struct sock_fprog *out);
  * that nobody can read yet. */
 bool sc_can_pass_listener(const struct sock_fprog *policy);
 
-/* The x86_64 name of syscall NR ("unshare"), or "syscall_NR". */
+/* The native name of syscall NR ("unshare"), or "syscall_NR". */
 void sc_syscall_name(int nr, char *buf, size_t size);
 
 /*

@@ -8,7 +8,8 @@
  * size, the whole start-up budget, and cannot express "allow ioctl except
  * two requests" under a non-ALLOW default.  Fixed rules, whatever the
  * policy says:
- *   - any non-x86_64 ABI (i386 int 0x80, x32) kills the process;
+ *   - any ABI but the native one kills the process (on x86_64: i386 int
+ *     0x80 and x32; on aarch64: AArch32 compat; scarch.h);
  *   - clone3 -> ENOSYS (glibc falls back to clone);
  *   - clone with a namespace flag -> EPERM;
  *   - ioctl TIOCSTI/TIOCLINUX/TIOCSETD -> EPERM (low 32 bits compared);
@@ -21,7 +22,9 @@
  *   - socketpair() of a family other than unix -> EAFNOSUPPORT;
  *   - a set-id mode (S_ISUID or S_ISGID) in chmod/fchmod/fchmodat(2),
  *     creat, mknod(at), and open/openat when they create (O_CREAT or
- *     O_TMPFILE) -> EPERM; mknod(at) of a character or block device
+ *     O_TMPFILE) -> EPERM (an architecture without chmod, creat, mknod or
+ *     open, as aarch64, has only the *at forms, which carry the same
+ *     checks); mknod(at) of a character or block device
  *     (whiteouts included) and renameat2(RENAME_WHITEOUT) -> EPERM;
  *   - openat2 -> ENOSYS (its mode is in memory; glibc falls back to openat);
  *   - pipe2(O_NOTIFICATION_PIPE) (watch queues) -> EPERM;
@@ -38,7 +41,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/audit.h>
 #include <linux/netlink.h>
 #include <linux/seccomp.h>
 #include <netinet/in.h>
@@ -358,11 +360,23 @@ static enum arg_check check_of(int nr)
 	case __NR_pipe2: return CHECK_PIPE2;
 	case __NR_prlimit64: return CHECK_PRLIMIT;
 	case __NR_fcntl: return CHECK_FCNTL;
-	case __NR_chmod: case __NR_fchmod: case __NR_creat: return CHECK_SETID_1;
+	/* The legacy calls exist on x86_64 only; each effect has its *at
+	 * form too, checked the same way on every architecture. */
+#ifdef __NR_chmod
+	case __NR_chmod: return CHECK_SETID_1;
+#endif
+#ifdef __NR_creat
+	case __NR_creat: return CHECK_SETID_1;
+#endif
+	case __NR_fchmod: return CHECK_SETID_1;
 	case __NR_fchmodat: case SC_NR_FCHMODAT2: return CHECK_SETID_2;
+#ifdef __NR_open
 	case __NR_open: return CHECK_OPEN_1_2;
+#endif
 	case __NR_openat: return CHECK_OPEN_2_3;
+#ifdef __NR_mknod
 	case __NR_mknod: return CHECK_MKNOD_1;
+#endif
 	case __NR_mknodat: return CHECK_MKNOD_2;
 	case __NR_renameat2: return CHECK_RENAME;
 	case __NR_mmap: return CHECK_MMAP;
@@ -469,14 +483,18 @@ static size_t build_runs(const struct seccomp_spec *spec, uint64_t alloc_max,
 
 static void emit_prologue(struct gen *g)
 {
-	/* i386 (int 0x80) calls carry another arch value: kill. */
+	/* Foreign ABIs (i386 int 0x80, AArch32) carry another arch value and
+	 * other numbers: kill. */
 	emit(g, LD(offsetof(struct seccomp_data, arch)));
-	emit(g, JEQ(AUDIT_ARCH_X86_64, 1, 0));
+	emit(g, JEQ(SC_AUDIT_ARCH, 1, 0));
 	emit(g, RET(SECCOMP_RET_KILL_PROCESS));
-	/* x32 calls use x86_64's arch value with bit 30 set in the number. */
+	/* the search below starts from the number in A */
 	emit(g, LD(offsetof(struct seccomp_data, nr)));
-	emit(g, JSET(0x40000000, 0, 1));
+#if SC_HAS_X32
+	/* x32 calls use x86_64's arch value with bit 30 set in the number. */
+	emit(g, JSET(SC_X32_SYSCALL_BIT, 0, 1));
 	emit(g, RET(SECCOMP_RET_KILL_PROCESS));
+#endif
 	/* scnotify.c keeps these kills in the kernel by their position */
 	if (g->n != SC_PROLOGUE_LEN)
 		g->overflow = true;

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "jail/scarch.h"
 #include "policy/policy.h"
 
 struct sc_group {
@@ -28,8 +29,10 @@ struct sc_group {
  * default action. */
 #define SC_NR_MAX 1024
 /* The first instructions of every program: the ABI checks, which kill
- * in the kernel whatever else the program is turned into. */
-#define SC_PROLOGUE_LEN 6
+ * in the kernel whatever else the program is turned into (x86_64 checks
+ * the arch value and x32's number bit, aarch64 the arch value only;
+ * both then load the number). */
+#define SC_PROLOGUE_LEN (4 + 2 * SC_HAS_X32)
 
 extern const struct sc_group sc_groups[];
 extern const size_t sc_groups_count;

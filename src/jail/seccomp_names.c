@@ -1,7 +1,8 @@
 /*
  * seccomp_names.c - the names in a policy's seccomp lists: syscalls (the
- * kernel's x86_64 table, through libseccomp) and @groups, resolved into a
- * set of numbers, with "did you mean" for a name that is neither.
+ * kernel's table of the architecture sbx is built for, through libseccomp)
+ * and @groups, resolved into a set of numbers, with "did you mean" for a
+ * name that is neither.
  *
  * sc_spec_check() is everything `sbx run` refuses about a seccomp block
  * before a jail exists, so that `sbx check` and `sbx explain` refuse the
@@ -44,9 +45,44 @@ const char *sc_origin_text(const struct origin *at, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * Calls the native table lacks though another architecture has them:
+ * aarch64 has no open, mkdir, chmod, stat, pipe, poll..., and its libc
+ * makes each with the *at or newer call.  libseccomp resolves such a name
+ * to a negative pseudo-number without an error, so a rule for it would
+ * guard nothing there ("deny: mkdir" left mkdir(2) working): the name
+ * stands for the call that has the same effect on this architecture.  A
+ * name with no such call (fork: libc forks with clone, on x86_64 too) has
+ * no effect to guard, and is left out as before.
+ */
+static const struct { const char *name, *native; } stand_ins[] = {
+	{ "open", "openat" }, { "creat", "openat" }, { "mkdir", "mkdirat" },
+	{ "mknod", "mknodat" }, { "chmod", "fchmodat" }, { "chown", "fchownat" },
+	{ "lchown", "fchownat" }, { "unlink", "unlinkat" }, { "rmdir", "unlinkat" },
+	{ "rename", "renameat" }, { "link", "linkat" }, { "symlink", "symlinkat" },
+	{ "readlink", "readlinkat" }, { "stat", "newfstatat" }, { "lstat", "newfstatat" },
+	{ "access", "faccessat" }, { "utime", "utimensat" }, { "utimes", "utimensat" },
+	{ "futimesat", "utimensat" }, { "pipe", "pipe2" }, { "dup2", "dup3" },
+	{ "poll", "ppoll" }, { "select", "pselect6" }, { "epoll_create", "epoll_create1" },
+	{ "epoll_wait", "epoll_pwait" }, { "eventfd", "eventfd2" },
+	{ "signalfd", "signalfd4" }, { "inotify_init", "inotify_init1" },
+	{ "getdents", "getdents64" },
+};
+
+const char *sc_native_stand_in(const char *name)
+{
+	if (seccomp_syscall_resolve_name(name) >= 0)
+		return NULL;
+	for (size_t i = 0; i < sizeof(stand_ins) / sizeof(stand_ins[0]); i++)
+		if (strcmp(stand_ins[i].name, name) == 0)
+			return stand_ins[i].native;
+	return NULL;
+}
+
 int sc_mark_syscall(bool *set, const char *name)
 {
-	int nr = seccomp_syscall_resolve_name(name);
+	const char *stand_in = sc_native_stand_in(name);
+	int nr = seccomp_syscall_resolve_name(stand_in ? stand_in : name);
 
 	if (nr == __NR_SCMP_ERROR)
 		return -1;
@@ -66,7 +102,7 @@ static const char *nearest(const char *name, char **names)
 		return err_suggest(name, (const char *const *)names, n);
 	}
 	for (int nr = 0; nr < SC_NR_MAX; nr++) {
-		char *s = seccomp_syscall_resolve_num_arch(SCMP_ARCH_X86_64, nr);
+		char *s = seccomp_syscall_resolve_num_arch(SC_SCMP_ARCH, nr);
 
 		if (s)
 			names[n++] = s;

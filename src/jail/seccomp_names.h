@@ -14,9 +14,13 @@
 
 /* SC_NR_MAX (syscall numbers below it are tracked): jail/seccomp.h */
 
-/* Mark NAME's number in SET; names of other architectures are ignored
- * (-1: no such syscall). */
+/* Mark NAME's number in SET; a call this architecture lacks marks the
+ * call its libc makes the same effect with (mkdir: mkdirat on aarch64),
+ * and is ignored if there is none (-1: no such syscall anywhere). */
 int sc_mark_syscall(bool *set, const char *name);
+/* The native call that stands for NAME here, or NULL: NAME exists
+ * natively, or has no stand-in. */
+const char *sc_native_stand_in(const char *name);
 /* "FILE:LINE:COL: " or "--option: " for AT, or "" (into BUF). */
 const char *sc_origin_text(const struct origin *at, char *buf, size_t len);
 /* Mark entry I of LIST (a name or @group) in SET; ERR_CONFIG with a

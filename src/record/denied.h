@@ -18,7 +18,7 @@
 #define DENIED_MAX 128
 
 struct denied_call {
-	int nr;            /* x86_64 syscall number */
+	int nr;            /* native syscall number */
 	int err;           /* the errno the program got; 0 = the filter killed */
 	int arg;           /* the argument that decided, -1 = the call itself */
 	uint64_t arg_value;

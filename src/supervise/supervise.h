@@ -17,7 +17,7 @@
 #include "policy/policy.h"
 #include "record/result.h"
 
-/* `sbx learn`: the calls the trial run made beyond its policy, by x86_64
+/* `sbx learn`: the calls the trial run made beyond its policy, by native
  * number, each let through and counted (supervise/notify.c). */
 struct learned_calls {
 	bool available;          /* the run had a listener to learn with */

@@ -167,3 +167,33 @@ Test(probes_seccomp_args, the_inits_limits_are_out_of_reach)
 {
 	expect_denied("priv_prlimit_init", "EPERM", NULL);
 }
+
+/*
+ * Attack on a port: aarch64 has no mkdir system call (its libc's mkdir()
+ * is mkdirat), and libseccomp takes a rule for a call the architecture
+ * lacks without an error, so a policy's "deny: mkdir" guarded nothing
+ * there.  The refusal of the effect must hold on every architecture.
+ */
+Test(probes_seccomp_args, a_denied_mkdir_makes_no_directory_on_any_architecture)
+{
+	const char *const opts[] = { "--seccomp-deny", "mkdir", NULL };
+	struct sbx_result r;
+	const cJSON *list, *e;
+	bool named = false;
+
+	sbx_run_sh(&r, NULL, opts,
+		   "mkdir /tmp/sbx-mkdir-trap; echo rc=$?; test -d /tmp/sbx-mkdir-trap && echo MADE; "
+		   "exit 0");
+	cr_assert(!r.timed_out, "sbx hung: " PROBE_REPORT(&r));
+	cr_assert(strstr(r.out, "MADE") == NULL, "a denied mkdir made a directory: " PROBE_REPORT(&r));
+	cr_assert(strstr(r.out, "rc=1"), "mkdir did not fail: " PROBE_REPORT(&r));
+	/* mkdir on x86_64, mkdirat where libc makes it with that */
+	list = r.record ? cJSON_GetObjectItemCaseSensitive(r.record, "denied_syscalls") : NULL;
+	cJSON_ArrayForEach(e, list) {
+		const cJSON *name = cJSON_GetObjectItemCaseSensitive(e, "name");
+
+		named |= cJSON_IsString(name) && strncmp(name->valuestring, "mkdir", 5) == 0;
+	}
+	cr_assert(named, "denied_syscalls does not name the refused call: " PROBE_REPORT(&r));
+	sbx_result_free(&r);
+}

@@ -14,6 +14,8 @@
  * tried too: the kernel drops S_ISUID/S_ISGID from its mode itself.
  * Last, a plain file it made is given to root, file capabilities and the
  * immutable flag, which need capabilities the jail must not have.
+ * open, creat, mknod and mkdir exist on x86_64 only: elsewhere (aarch64)
+ * the *at forms are all there is, and each is tried the same ways.
  */
 #include "probe.h"
 
@@ -71,16 +73,24 @@ int main(void)
 	struct open_how oh = { .flags = O_CREAT | O_WRONLY, .mode = 06755 };
 	long fd;
 
+#ifdef SYS_open
 	fd = syscall(SYS_open, "sbx-setid-open", O_CREAT | O_WRONLY, 06755);
 	judge("open(O_CREAT, 06755)", "sbx-setid-open", fd);
 	close_if(fd);
+#endif
 
 	fd = syscall(SYS_openat, AT_FDCWD, "sbx-setid-openat", O_CREAT | O_EXCL | O_WRONLY, 04755);
 	judge("openat(O_CREAT|O_EXCL, 04755)", "sbx-setid-openat", fd);
 	close_if(fd);
 
+#ifdef SYS_creat
 	fd = syscall(SYS_creat, "sbx-setid-creat", 02755);
 	judge("creat(02755)", "sbx-setid-creat", fd);
+	close_if(fd);
+#endif
+	fd = syscall(SYS_openat, AT_FDCWD, "sbx-setid-openat-trunc",
+		     O_CREAT | O_WRONLY | O_TRUNC, 02755);
+	judge("openat(O_CREAT|O_TRUNC, 02755)", "sbx-setid-openat-trunc", fd);
 	close_if(fd);
 
 	/* An unnamed file made with the bits, then given a name. */
@@ -101,23 +111,37 @@ int main(void)
 	judge("openat2(O_CREAT, 06755)", "sbx-setid-openat2", fd);
 	close_if(fd);
 
+#ifdef SYS_mknod
 	judge("mknod(S_IFREG|06755)", "sbx-setid-mknod",
 	      syscall(SYS_mknod, "sbx-setid-mknod", S_IFREG | 06755, 0));
+#endif
+	judge("mknodat(S_IFREG|06755)", "sbx-setid-mknodat-reg",
+	      syscall(SYS_mknodat, AT_FDCWD, "sbx-setid-mknodat-reg", S_IFREG | 06755, 0));
 	judge("mknodat(0|04755)", "sbx-setid-mknodat",
 	      syscall(SYS_mknodat, AT_FDCWD, "sbx-setid-mknodat", 04755, 0));
+#ifdef SYS_mknod
 	judge("mknod(S_IFCHR 0:0, a whiteout)", "sbx-setid-whiteout",
 	      syscall(SYS_mknod, "sbx-setid-whiteout", S_IFCHR | 0644, makedev(0, 0)));
+#endif
+	judge("mknodat(S_IFCHR 0:0, a whiteout)", "sbx-setid-whiteout-at",
+	      syscall(SYS_mknodat, AT_FDCWD, "sbx-setid-whiteout-at", S_IFCHR | 0644,
+		      makedev(0, 0)));
 	judge("mknodat(S_IFCHR 1:3)", "sbx-setid-chr",
 	      syscall(SYS_mknodat, AT_FDCWD, "sbx-setid-chr", S_IFCHR | 0666, makedev(1, 3)));
 	judge("mknodat(S_IFBLK 7:0)", "sbx-setid-blk",
 	      syscall(SYS_mknodat, AT_FDCWD, "sbx-setid-blk", S_IFBLK | 0600, makedev(7, 0)));
 	/* The kernel truncates mknod's mode to 16 bits: a high bit must not
 	 * hide a device from the filter. */
+#ifdef SYS_mknod
 	judge("mknod(0x10000|S_IFCHR 0:0)", "sbx-setid-chr-high",
 	      syscall(SYS_mknod, "sbx-setid-chr-high", 0x10000 | S_IFCHR | 0644, makedev(0, 0)));
+#endif
+	judge("mknodat(0x10000|S_IFCHR 0:0)", "sbx-setid-chr-high-at",
+	      syscall(SYS_mknodat, AT_FDCWD, "sbx-setid-chr-high-at", 0x10000 | S_IFCHR | 0644,
+		      makedev(0, 0)));
 
 	/* A rename that leaves a whiteout (c 0 0) at the old name. */
-	fd = syscall(SYS_open, "sbx-setid-rename", O_CREAT | O_WRONLY, 0644);
+	fd = syscall(SYS_openat, AT_FDCWD, "sbx-setid-rename", O_CREAT | O_WRONLY, 0644);
 	if (fd < 0)
 		probe_error("cannot create a plain file: %s", errname(errno));
 	close_if(fd);
@@ -125,7 +149,9 @@ int main(void)
 	      syscall(SYS_renameat2, AT_FDCWD, "sbx-setid-rename", AT_FDCWD,
 		      "sbx-setid-renamed", RENAME_WHITEOUT));
 
+#ifdef SYS_mkdir
 	judge("mkdir(06755)", "sbx-setid-mkdir", syscall(SYS_mkdir, "sbx-setid-mkdir", 06755));
+#endif
 	judge("mkdirat(02775)", "sbx-setid-mkdirat",
 	      syscall(SYS_mkdirat, AT_FDCWD, "sbx-setid-mkdirat", 02775));
 
