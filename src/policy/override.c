@@ -195,6 +195,24 @@ static struct mount_entry *new_mount(struct policy *p, char *dst,
 	return m;
 }
 
+/* The entry for *DST (a new one, or the one with that destination), which
+ * takes *DST; NULL on error, *DST NULL meaning out of memory. */
+static struct mount_entry *add_mount(struct policy *p, char **dst, const struct origin *at,
+				     struct sbx_err *err)
+{
+	struct mount_entry *m;
+
+	if (!*dst) {
+		err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
+		return NULL;
+	}
+	policy_path_clean(*dst);
+	m = new_mount(p, *dst, at, err);
+	if (m)
+		steal_ptr(dst);
+	return m;
+}
+
 static int apply_bind(struct policy *p, const struct policy_override *ov,
 		      const struct origin *at, struct sbx_err *err)
 {
@@ -217,13 +235,8 @@ static int apply_bind(struct policy *p, const struct policy_override *ov,
 	/* "/proc/" is /proc: one spelling, checked by the policy's rules */
 	policy_path_clean(abs_src);
 	dst = strdup(colon ? colon + 1 : abs_src);
-	if (!dst)
-		return err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
-	policy_path_clean(dst);
-	m = new_mount(p, dst, at, err);
-	if (!m)
+	if (!(m = add_mount(p, &dst, at, err)))
 		return -1;
-	steal_ptr(&dst); /* the entry's now */
 	m->src = steal_ptr(&abs_src);
 	m->type = MNT_BIND;
 	m->rw = ov->kind == OV_BIND_RW;
@@ -248,13 +261,8 @@ static int apply_tmpfs(struct policy *p, const struct policy_override *ov,
 		return -1;
 	dst = strndup(ov->value, colon ? (size_t)(colon - ov->value)
 				       : strlen(ov->value));
-	if (!dst)
-		return err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
-	policy_path_clean(dst);
-	m = new_mount(p, dst, at, err);
-	if (!m)
+	if (!(m = add_mount(p, &dst, at, err)))
 		return -1;
-	steal_ptr(&dst); /* the entry's now */
 	m->type = MNT_TMPFS;
 	m->rw = true;
 	m->size_mb = mib;

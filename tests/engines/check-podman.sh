@@ -50,15 +50,7 @@ cleanup() {
 		! grep -q "^$user:" /etc/subuid /etc/subgid ||
 			{ echo "check-podman: $user left in /etc/subuid or /etc/subgid" >&2; [ "$rc" != 0 ] || rc=1; }
 	fi
-	if grep -q " $tmp/" /proc/self/mounts; then
-		echo "check-podman: mounts left below $tmp, not removed:" >&2
-		grep " $tmp/" /proc/self/mounts >&2
-		[ "$rc" != 0 ] || rc=1
-	else
-		rm -rf "$tmp"
-	fi
-	say "took $(($(date +%s) - began)) s"
-	exit "$rc"
+	end_check "$rc"
 }
 trap cleanup EXIT
 trap 'exit 130' INT

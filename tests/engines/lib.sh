@@ -44,3 +44,19 @@ advised_profile() {
 		fail "the rule in the message is not JSON jq can add to $1: $rule"
 	chmod 0644 "$3"
 }
+
+# end_check RC: the end of a check's EXIT trap, after its own cleanup:
+# the temp dir $tmp goes unless something is still mounted below it (which
+# fails the check), then the time taken, and exit RC.
+end_check() {
+	rc=$1
+	if grep -q " $tmp/" /proc/self/mounts; then
+		echo "$CHECK: mounts left below $tmp, not removed:" >&2
+		grep " $tmp/" /proc/self/mounts >&2
+		[ "$rc" != 0 ] || rc=1
+	else
+		rm -rf "$tmp"
+	fi
+	say "took $(($(date +%s) - began)) s"
+	exit "$rc"
+}
