@@ -97,10 +97,18 @@ static uint32_t ret_of(enum sc_action a, int errno_value)
 #define INSN(code, k, t, f) ((struct sock_filter){ (code), (t), (f), (k) })
 #define RET(v) INSN(BPF_RET | BPF_K, (v), 0, 0)
 #define LD(off) INSN(BPF_LD | BPF_W | BPF_ABS, (off), 0, 0)
-#define JEQ(k, t, f) INSN(BPF_JMP | BPF_JEQ | BPF_K, (k), (t), (f))
-#define JSET(k, t, f) INSN(BPF_JMP | BPF_JSET | BPF_K, (k), (t), (f))
 #define JGE(k, t, f) INSN(BPF_JMP | BPF_JGE | BPF_K, (k), (t), (f))
 #define JA() INSN(BPF_JMP | BPF_JA, 0, 0, 0)
+
+/*
+ * The jumps of a check go to labels, resolved when the check ends, never
+ * to hand-counted offsets that a line added in the middle would silently
+ * retarget.  NEXT falls through; OUT is the instruction after the check
+ * (an argument check's leaf emits the syscall's own action there); L1..L4
+ * are placed by label() within the check.
+ */
+enum label { NEXT = -1, OUT, L1, L2, L3, L4, NLABELS };
+#define MAX_JUMPS 16 /* in one check */
 
 /* A run of consecutive syscall numbers [lo, next run's lo) with one
  * return value; ARGS marks the few syscalls checked on their arguments. */
@@ -114,7 +122,10 @@ struct gen {
 	uint64_t alloc_max; /* mmap's length bound (sc_filter_build_run), 0: none */
 	struct sock_filter insn[BPF_MAXINSNS];
 	unsigned n;
-	bool overflow;
+	bool overflow;              /* or a jump that cannot be resolved */
+	int label_at[NLABELS];      /* the current check's, -1: not placed */
+	struct { unsigned at; enum label t, f; } jumps[MAX_JUMPS];
+	unsigned njumps;
 };
 
 static void emit(struct gen *g, struct sock_filter f)
@@ -125,13 +136,63 @@ static void emit(struct gen *g, struct sock_filter f)
 		g->overflow = true;
 }
 
+static void check_begin(struct gen *g)
+{
+	for (int l = 0; l < NLABELS; l++)
+		g->label_at[l] = -1;
+	g->njumps = 0;
+}
+
+static void label(struct gen *g, enum label l)
+{
+	g->label_at[l] = (int)g->n;
+}
+
+/* A conditional jump OP (BPF_JEQ, BPF_JSET, BPF_JGE) on K to T or F. */
+static void jump(struct gen *g, uint16_t op, uint32_t k, enum label t, enum label f)
+{
+	if (g->njumps == MAX_JUMPS)
+		g->overflow = true;
+	else
+		g->jumps[g->njumps++] = (typeof(g->jumps[0])){ g->n, t, f };
+	emit(g, INSN(BPF_JMP | op | BPF_K, k, 0, 0));
+}
+
+#define jeq(g, k, t, f) jump((g), BPF_JEQ, (k), (t), (f))
+#define jset(g, k, t, f) jump((g), BPF_JSET, (k), (t), (f))
+#define jge(g, k, t, f) jump((g), BPF_JGE, (k), (t), (f))
+
+/* The offset from the jump at AT to L: forward only, within 255. */
+static uint8_t offset_to(struct gen *g, unsigned at, enum label l)
+{
+	int to = l == NEXT ? (int)at + 1 : g->label_at[l];
+
+	if (to <= (int)at || to - (int)at - 1 > 255) {
+		g->overflow = true;
+		return 0;
+	}
+	return (uint8_t)(to - (int)at - 1);
+}
+
+/* OUT is here; every jump of the check gets its offsets. */
+static void check_end(struct gen *g)
+{
+	label(g, OUT);
+	for (unsigned i = 0; i < g->njumps && !g->overflow; i++) {
+		struct sock_filter *j = &g->insn[g->jumps[i].at];
+
+		j->jt = offset_to(g, g->jumps[i].at, g->jumps[i].t);
+		j->jf = offset_to(g, g->jumps[i].at, g->jumps[i].f);
+	}
+}
+
 /* clone: only the low 32 bits are flags (the low byte is the exit signal,
  * so CLONE_NEWTIME cannot be asked for here; clone3 and unshare can't run).
  * New namespaces are how most user-namespace kernel exploits start. */
 static void emit_clone_check(struct gen *g)
 {
 	emit(g, LD(ARG_LO(0)));
-	emit(g, JSET(SC_CLONE_NS_FLAGS, 0, 1));
+	jset(g, SC_CLONE_NS_FLAGS, NEXT, OUT);
 	emit(g, RET(RET_EPERM));
 }
 
@@ -141,12 +202,13 @@ static void emit_ioctl_check(struct gen *g)
 {
 	emit(g, LD(ARG_LO(1)));
 	/* TIOCSTI types into the caller's terminal (CVE-2017-5226). */
-	emit(g, JEQ(TIOCSTI, 2, 0));
+	jeq(g, TIOCSTI, L1, NEXT);
 	/* TIOCLINUX pastes the console selection, the same injection. */
-	emit(g, JEQ(TIOCLINUX, 1, 0));
+	jeq(g, TIOCLINUX, L1, NEXT);
 	/* TIOCSETD swaps the line discipline: n_gsm/n_hdlc races were root
 	 * exploits, and with dev.tty.ldisc_autoload=1 it loads their modules. */
-	emit(g, JEQ(TIOCSETD, 0, 1));
+	jeq(g, TIOCSETD, L1, OUT);
+	label(g, L1);
 	emit(g, RET(RET_EPERM));
 }
 
@@ -158,33 +220,38 @@ static void emit_ioctl_check(struct gen *g)
  * other one makes the kernel autoload its module (sctp, dccp, l2tp,
  * nf_tables through NETLINK_NETFILTER, *_diag through NETLINK_SOCK_DIAG,
  * any genetlink family through NETLINK_GENERIC) with no privilege check.
- * Jumps count instructions: "allowed" is the RET emitted right after.
  */
 static void emit_socket_check(struct gen *g)
 {
+	const enum label NETLINK = L1, INET = L2, NO_PROTOCOL = L3, NO_TYPE = L4;
+
 	emit(g, LD(ARG_LO(0)));
-	emit(g, JEQ(AF_UNIX, 17, 0));
-	emit(g, JEQ(AF_INET, 5, 0));
-	emit(g, JEQ(AF_INET6, 4, 0));
-	emit(g, JEQ(AF_NETLINK, 1, 0));
+	jeq(g, AF_UNIX, OUT, NEXT);
+	jeq(g, AF_INET, INET, NEXT);
+	jeq(g, AF_INET6, INET, NEXT);
+	jeq(g, AF_NETLINK, NETLINK, NEXT);
 	emit(g, RET(SECCOMP_RET_ERRNO | EAFNOSUPPORT));
 	/* netlink: NETLINK_ROUTE is what getifaddrs() and ip(8) need. */
+	label(g, NETLINK);
 	emit(g, LD(ARG_LO(2)));
-	emit(g, JEQ(NETLINK_ROUTE, 11, 9));
+	jeq(g, NETLINK_ROUTE, OUT, NO_PROTOCOL);
 	/* inet: the type (low 4 bits) must be stream, dgram or raw;
 	 * (AF_INET, SOCK_PACKET) is turned into an AF_PACKET socket. */
+	label(g, INET);
 	emit(g, LD(ARG_LO(1)));
-	emit(g, JSET(0xc, 8, 0));
-	emit(g, JSET(0x3, 0, 7));
+	jset(g, 0xc, NO_TYPE, NEXT);
+	jset(g, 0x3, NEXT, NO_TYPE);
 	/* and the protocol the default, tcp, udp or ping (a raw socket that
 	 * passes is then refused by the missing CAP_NET_RAW). */
 	emit(g, LD(ARG_LO(2)));
-	emit(g, JEQ(0, 6, 0));
-	emit(g, JEQ(IPPROTO_TCP, 5, 0));
-	emit(g, JEQ(IPPROTO_UDP, 4, 0));
-	emit(g, JEQ(IPPROTO_ICMP, 3, 0));
-	emit(g, JEQ(IPPROTO_ICMPV6, 2, 0));
+	jeq(g, 0, OUT, NEXT);
+	jeq(g, IPPROTO_TCP, OUT, NEXT);
+	jeq(g, IPPROTO_UDP, OUT, NEXT);
+	jeq(g, IPPROTO_ICMP, OUT, NEXT);
+	jeq(g, IPPROTO_ICMPV6, OUT, NEXT);
+	label(g, NO_PROTOCOL);
 	emit(g, RET(SECCOMP_RET_ERRNO | EPROTONOSUPPORT));
+	label(g, NO_TYPE);
 	emit(g, RET(SECCOMP_RET_ERRNO | ESOCKTNOSUPPORT));
 }
 
@@ -194,7 +261,7 @@ static void emit_socket_check(struct gen *g)
 static void emit_socketpair_check(struct gen *g)
 {
 	emit(g, LD(ARG_LO(0)));
-	emit(g, JEQ(AF_UNIX, 1, 0));
+	jeq(g, AF_UNIX, OUT, NEXT);
 	emit(g, RET(SECCOMP_RET_ERRNO | EAFNOSUPPORT));
 }
 
@@ -204,7 +271,7 @@ static void emit_socketpair_check(struct gen *g)
 static void emit_pipe2_check(struct gen *g)
 {
 	emit(g, LD(ARG_LO(1)));
-	emit(g, JSET(SC_O_NOTIFICATION_PIPE, 0, 1));
+	jset(g, SC_O_NOTIFICATION_PIPE, NEXT, OUT);
 	emit(g, RET(RET_EPERM));
 }
 
@@ -214,8 +281,8 @@ static void emit_pipe2_check(struct gen *g)
 static void emit_personality_check(struct gen *g)
 {
 	emit(g, LD(ARG_LO(0)));
-	emit(g, JEQ(0x0, 2, 0));
-	emit(g, JEQ(0xffffffff, 1, 0));
+	jeq(g, 0x0, OUT, NEXT);
+	jeq(g, 0xffffffff, OUT, NEXT);
 	emit(g, RET(RET_EPERM));
 }
 
@@ -226,7 +293,7 @@ static void emit_personality_check(struct gen *g)
 static void emit_prlimit_check(struct gen *g)
 {
 	emit(g, LD(ARG_LO(0)));
-	emit(g, JEQ(1, 0, 1));
+	jeq(g, 1, NEXT, OUT);
 	emit(g, RET(RET_EPERM));
 }
 
@@ -239,9 +306,9 @@ static void emit_prlimit_check(struct gen *g)
 static void emit_fcntl_check(struct gen *g)
 {
 	emit(g, LD(ARG_LO(1)));
-	emit(g, JEQ(F_SETPIPE_SZ, 0, 3));
+	jeq(g, F_SETPIPE_SZ, NEXT, OUT);
 	emit(g, LD(ARG_LO(2)));
-	emit(g, JGE(SC_PIPE_DEFAULT_SIZE + 1, 0, 1));
+	jge(g, SC_PIPE_DEFAULT_SIZE + 1, NEXT, OUT);
 	emit(g, RET(RET_EPERM));
 }
 
@@ -258,7 +325,7 @@ static void emit_fcntl_check(struct gen *g)
 static void emit_setid_check(struct gen *g, unsigned mode_arg)
 {
 	emit(g, LD(ARG_LO(mode_arg)));
-	emit(g, JSET(S_ISUID | S_ISGID, 0, 1));
+	jset(g, S_ISUID | S_ISGID, NEXT, OUT);
 	emit(g, RET(RET_EPERM));
 }
 
@@ -266,9 +333,9 @@ static void emit_setid_check(struct gen *g, unsigned mode_arg)
 static void emit_open_check(struct gen *g, unsigned flags_arg, unsigned mode_arg)
 {
 	emit(g, LD(ARG_LO(flags_arg)));
-	emit(g, JSET(SC_O_CREATES, 0, 3));
+	jset(g, SC_O_CREATES, NEXT, OUT);
 	emit(g, LD(ARG_LO(mode_arg)));
-	emit(g, JSET(S_ISUID | S_ISGID, 0, 1));
+	jset(g, S_ISUID | S_ISGID, NEXT, OUT);
 	emit(g, RET(RET_EPERM));
 }
 
@@ -284,9 +351,10 @@ static void emit_open_check(struct gen *g, unsigned flags_arg, unsigned mode_arg
 static void emit_mknod_check(struct gen *g, unsigned mode_arg)
 {
 	emit(g, LD(ARG_LO(mode_arg)));
-	emit(g, JSET(S_ISUID | S_ISGID, 2, 0));
-	emit(g, JSET(0100000, 2, 0));
-	emit(g, JSET(0020000, 0, 1));
+	jset(g, S_ISUID | S_ISGID, L1, NEXT);
+	jset(g, 0100000, OUT, NEXT);
+	jset(g, 0020000, L1, OUT);
+	label(g, L1);
 	emit(g, RET(RET_EPERM));
 }
 
@@ -305,16 +373,17 @@ static void emit_mmap_check(struct gen *g)
 	uint32_t hi = (uint32_t)(g->alloc_max >> 32), lo = (uint32_t)g->alloc_max;
 
 	emit(g, LD(ARG_LO(2)));
-	emit(g, JSET(PROT_WRITE, 0, 9));
+	jset(g, PROT_WRITE, NEXT, OUT);
 	/* MAP_SHARED_VALIDATE is 3: private means the shared bit clear */
 	emit(g, LD(ARG_LO(3)));
-	emit(g, JSET(MAP_SHARED, 7, 0));
-	emit(g, JSET(MAP_PRIVATE, 0, 6));
+	jset(g, MAP_SHARED, OUT, NEXT);
+	jset(g, MAP_PRIVATE, NEXT, OUT);
 	emit(g, LD(ARG_HI(1)));
-	emit(g, JGE(hi + 1, 3, 0));
-	emit(g, JEQ(hi, 0, 3));
+	jge(g, hi + 1, L1, NEXT);
+	jeq(g, hi, NEXT, OUT);
 	emit(g, LD(ARG_LO(1)));
-	emit(g, JGE(lo + 1, 0, 1));
+	jge(g, lo + 1, L1, OUT);
+	label(g, L1);
 	emit(g, RET(SECCOMP_RET_ERRNO | ENOMEM));
 }
 
@@ -323,7 +392,7 @@ static void emit_mmap_check(struct gen *g)
 static void emit_rename_check(struct gen *g)
 {
 	emit(g, LD(ARG_LO(4)));
-	emit(g, JSET(RENAME_WHITEOUT, 0, 1));
+	jset(g, RENAME_WHITEOUT, NEXT, OUT);
 	emit(g, RET(RET_EPERM));
 }
 
@@ -396,6 +465,7 @@ static bool has_arg_check(int nr, uint64_t alloc_max)
 /* The argument checks of NR, falling through to RET when they pass. */
 static void emit_arg_leaf(struct gen *g, int nr, uint32_t ret)
 {
+	check_begin(g);
 	switch (check_of(nr)) {
 	case CHECK_CLONE: emit_clone_check(g); break;
 	case CHECK_IOCTL: emit_ioctl_check(g); break;
@@ -415,6 +485,7 @@ static void emit_arg_leaf(struct gen *g, int nr, uint32_t ret)
 	case CHECK_MMAP: emit_mmap_check(g); break;
 	case CHECK_NONE: break;
 	}
+	check_end(g);
 	emit(g, RET(ret));
 }
 
@@ -485,16 +556,19 @@ static void emit_prologue(struct gen *g)
 {
 	/* Foreign ABIs (i386 int 0x80, AArch32) carry another arch value and
 	 * other numbers: kill. */
+	check_begin(g);
 	emit(g, LD(offsetof(struct seccomp_data, arch)));
-	emit(g, JEQ(SC_AUDIT_ARCH, 1, 0));
+	jeq(g, SC_AUDIT_ARCH, L1, NEXT);
 	emit(g, RET(SECCOMP_RET_KILL_PROCESS));
 	/* the search below starts from the number in A */
+	label(g, L1);
 	emit(g, LD(offsetof(struct seccomp_data, nr)));
 #if SC_HAS_X32
 	/* x32 calls use x86_64's arch value with bit 30 set in the number. */
-	emit(g, JSET(SC_X32_SYSCALL_BIT, 0, 1));
+	jset(g, SC_X32_SYSCALL_BIT, NEXT, OUT);
 	emit(g, RET(SECCOMP_RET_KILL_PROCESS));
 #endif
+	check_end(g);
 	/* scnotify.c keeps these kills in the kernel by their position */
 	if (g->n != SC_PROLOGUE_LEN)
 		g->overflow = true;

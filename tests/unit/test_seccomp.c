@@ -1,12 +1,13 @@
 /*
  * test_seccomp.c - the @groups table and the generated BPF program.
  *
- * No privileges needed: the filter is never loaded here.  Instead the
- * supervisor's classic-BPF interpreter (sc_eval) runs the program on
- * made-up seccomp_data, so every rule (allowlist, deny groups, clone
- * flags, TIOCSTI, personality, foreign ABIs) is checked as the kernel
- * would evaluate it.  A permissive
- * edit to the table or the generator fails here before any probe runs.
+ * No privileges needed.  The supervisor's classic-BPF interpreter
+ * (sc_eval) runs the program on made-up seccomp_data, so every rule
+ * (allowlist, deny groups, clone flags, TIOCSTI, personality, foreign
+ * ABIs) is checked as the kernel would evaluate it; and the last test
+ * loads the program in a child and makes the argument-checked calls, so
+ * the kernel's own evaluation must agree.  A permissive edit to the table
+ * or the generator fails here before any probe runs.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -24,8 +25,11 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "jail/scnotify.h"
 #include "jail/seccomp.h"
@@ -768,4 +772,131 @@ Test(seccomp, default_allow_keeps_the_fixed_rules)
 	cr_expect_eq(run_call(&prog, SYS_clone, CLONE_NEWUSER, 0), SECCOMP_RET_ERRNO | EPERM);
 	cr_expect_eq(run_call(&prog, SYS_clone3, 0, 0), SECCOMP_RET_ERRNO | ENOSYS);
 	sc_filter_free(&prog);
+}
+
+/* ---- the generated program in the kernel ------------------------------- */
+
+/* One argument-checked call, made in a child under the loaded filter: the
+ * kernel's answer (0 or an errno) must be the filter's, and differ from
+ * what the same call gets without the filter, so a rule the kernel never
+ * applies cannot pass. */
+struct kcall {
+	const char *what;
+	int want;   /* the errno the filter answers, 0: allowed */
+};
+
+static const struct kcall kcalls[] = {
+	{ "ioctl TIOCSTI on /dev/null", EPERM },
+	{ "personality READ_IMPLIES_EXEC", EPERM },
+	{ "pipe2 O_NOTIFICATION_PIPE", EPERM },
+	{ "fcntl F_SETPIPE_SZ 1 MiB", EPERM },
+	{ "clone CLONE_NEWUSER", EPERM },
+	{ "socket AF_INET SOCK_PACKET", ESOCKTNOSUPPORT },
+	{ "socket AF_NETLINK NETLINK_SOCK_DIAG", EPROTONOSUPPORT },
+	{ "socketpair AF_INET", EAFNOSUPPORT },
+	{ "openat O_CREAT 04755", EPERM },
+	{ "fchmodat 02755", EPERM },
+	{ "mknodat a whiteout (c 0 0)", EPERM },
+	{ "mmap 65 MiB private writable", ENOMEM },
+	{ "socket AF_UNIX", 0 },
+	{ "socket AF_NETLINK NETLINK_ROUTE", 0 },
+	{ "openat O_CREAT 0644", 0 },
+};
+#define NKCALLS (sizeof(kcalls) / sizeof(kcalls[0]))
+
+/* Call I with DIR (an fd of an empty directory of ours): 0 or the errno. */
+static int kcall_make(size_t i, int dir)
+{
+	int fds[2], fd = -1;
+	long rc = -1;
+	char c = 'x';
+
+	errno = 0;
+	switch (i) {
+	case 0: fd = open("/dev/null", O_RDONLY); rc = ioctl(fd, TIOCSTI, &c); break;
+	case 1: rc = syscall(SYS_personality, 0x0400000UL); break;
+	case 2: rc = pipe2(fds, O_EXCL /* O_NOTIFICATION_PIPE */); break;
+	case 3: rc = pipe(fds) == 0 ? fcntl(fds[1], F_SETPIPE_SZ, 1 << 20) : -1; break;
+	case 4: rc = syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, 0, 0, 0, 0);
+		if (rc == 0)
+			_exit(0);
+		break;
+	case 5: rc = socket(AF_INET, SOCK_PACKET, 0); break;
+	case 6: rc = socket(AF_NETLINK, SOCK_RAW, 4 /* NETLINK_SOCK_DIAG */); break;
+	case 7: rc = socketpair(AF_INET, SOCK_STREAM, 0, fds); break;
+	case 8: rc = openat(dir, "setid", O_CREAT | O_WRONLY, 04755); break;
+	case 9: rc = openat(dir, "plain", O_CREAT | O_WRONLY, 0644) < 0 ? -1 :
+		     fchmodat(dir, "plain", 02755, 0);
+		break;
+	case 10: rc = mknodat(dir, "whiteout", S_IFCHR | 0600, 0); break;
+	case 11: rc = (long)mmap(NULL, 65ul << 20, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		 rc = (void *)rc == MAP_FAILED ? -1 : 0;
+		 break;
+	case 12: rc = socket(AF_UNIX, SOCK_STREAM, 0); break;
+	case 13: rc = socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE); break;
+	default: rc = openat(dir, "allowed", O_CREAT | O_WRONLY, 0644); break;
+	}
+	(void)fd;
+	return rc < 0 ? (errno ? errno : EIO) : 0;
+}
+
+/* Every call's answer in a child, under PROG when it is not NULL. */
+static void kcalls_answers(const struct sock_fprog *prog, int *answers)
+{
+	char dir[] = "/tmp/sbx-seccomp-XXXXXX", cmd[64];
+	int p[2], status;
+	pid_t pid;
+
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_eq(pipe(p), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		int d = open(dir, O_RDONLY | O_DIRECTORY), got[NKCALLS];
+
+		if (prog && (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || sc_filter_load(prog) < 0))
+			_exit(2);
+		for (size_t i = 0; i < NKCALLS; i++)
+			got[i] = kcall_make(i, d);
+		_exit(write(p[1], got, sizeof(got)) == (ssize_t)sizeof(got) ? 0 : 3);
+	}
+	close(p[1]);
+	cr_assert_eq(read(p[0], answers, NKCALLS * sizeof(int)), (ssize_t)(NKCALLS * sizeof(int)),
+		     "the child under the filter reported nothing");
+	close(p[0]);
+	waitpid(pid, &status, 0);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+Test(seccomp, the_argument_checks_hold_in_the_kernel)
+{
+	const char *allow[] = { "@default" };
+	struct seccomp_spec spec = {
+		.default_action = SC_ERRNO, .errno_value = ENOSYS, .deny_action = SC_ERRNO,
+	};
+	int bare[NKCALLS], filtered[NKCALLS];
+	struct sock_fprog prog;
+	struct sbx_err err = { 0 };
+
+	spec.allow = list_of(allow, 1);
+	spec.deny = list_of(deny_groups, NDENY);
+	cr_assert_eq(sc_filter_build_run(&spec, 64ull << 20, &prog, &err), 0, "%s", err.msg);
+	kcalls_answers(NULL, bare);
+	kcalls_answers(&prog, filtered);
+	for (size_t i = 0; i < NKCALLS; i++) {
+		cr_expect_eq(filtered[i], kcalls[i].want, "%s: the kernel with the filter answered "
+			     "%s, the filter's rule is %s", kcalls[i].what, strerror(filtered[i]),
+			     strerror(kcalls[i].want));
+		/* a refusal this host's kernel would give anyway proves nothing */
+		if (kcalls[i].want)
+			cr_expect_neq(bare[i], kcalls[i].want, "%s: %s without the filter too: "
+				      "the test cannot tell the rule works", kcalls[i].what,
+				      strerror(bare[i]));
+	}
+	sc_filter_free(&prog);
+	strlist_free(&spec.allow);
+	strlist_free(&spec.deny);
 }
