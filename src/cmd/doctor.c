@@ -90,16 +90,19 @@ static void fix_userns(struct check *c)
 /* Mount/proc/net failing with userns working: usually AppArmor on Ubuntu. */
 static void fix_inside_userns(struct check *c)
 {
+	const char *masked;
+
 	if (c->state == DOC_OK)
 		return;
+	masked = strcmp(c->name, "pid namespace+proc") == 0 ? jail_proc_refusal(EPERM) : NULL;
 	if (jail_read_long("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1)
 		doctor_fmt(c->fix, sizeof(c->fix), APPARMOR_FIX);
 	else if (!strcmp(c->name, "own /proc"))
 		doctor_fmt(c->fix, sizeof(c->fix), "mount a proc for sbx's pid namespace: "
 		    "unshare --pid --fork --mount-proc, bwrap --unshare-pid --proc /proc, "
 		    "or mount -t proc proc /proc in a new mount namespace");
-	else if (!strcmp(c->name, "pid namespace+proc") && jail_proc_refusal(EPERM))
-		doctor_fmt(c->fix, sizeof(c->fix), "%s", jail_proc_refusal(EPERM));
+	else if (masked)
+		doctor_fmt(c->fix, sizeof(c->fix), "%s", masked);
 	else if (!strcmp(c->name, "pid namespace+proc"))
 		doctor_fmt(c->fix, sizeof(c->fix), "a fully visible /proc is needed to mount a new "
 		    "one: in a container, run sbx on the host or unmask /proc "

@@ -270,7 +270,9 @@ const char *jail_mount_refusal(int e)
 }
 
 /* sethostname(NULL, 65): past the capability check the kernel refuses the
- * length (EINVAL); a filter answers before it looks. */
+ * length (EINVAL); a filter answers before it looks.  The init holds
+ * CAP_SYS_ADMIN over its own uts namespace, so the kernel's EPERM for a
+ * missing capability cannot be the probe's answer there. */
 const char *jail_hostname_refusal(int e)
 {
 	static char text[2048];
