@@ -71,10 +71,17 @@ static int ctl_send(struct sup *s, uint32_t type)
 /*
  * SIGTERM to every jail process (by the init), SIGKILL at the grace deadline
  * counted from SINCE: the wall deadline itself for a timeout, so a late
- * wake-up of sbx never extends wall + grace.
+ * wake-up of a loaded sbx never extends wall + grace.  A wake-up later than
+ * that (sbx was stopped past the deadline) counts the grace from now: a
+ * grace already spent would SIGKILL the init at once, before it reports
+ * what it saw while sbx could not look (the target's end, its own wall
+ * bound), and the program would get no time for the SIGTERM it gets only
+ * now.
  */
 void sup_term_jail(struct sup *s, int64_t since)
 {
+	int64_t now = monotonic_ns();
+
 	if (s->term_sent || s->init_reaped)
 		return;
 	s->term_sent = true;
@@ -82,6 +89,8 @@ void sup_term_jail(struct sup *s, int64_t since)
 		sup_kill_init(s);
 		return;
 	}
+	if (now - since > STOPPED_LATE_NS)
+		since = now;
 	s->dl_kill = since + s->grace_ns;
 	vlog_line(&s->vlog, "CTL_TERM sent; SIGKILL in %lld ms", (long long)(s->grace_ns / MS));
 }

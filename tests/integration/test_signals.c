@@ -401,6 +401,42 @@ Test(status, sigstop_of_sbx_ends_the_jail_at_the_inits_own_wall_bound)
 	sbx_result_free(&r);
 }
 
+/* Attack: SIGSTOP of sbx past its wall deadline and past the kill grace
+ * after it, continued before the init's own bound.  sbx, continued, must
+ * still give the program its grace for the SIGTERM it sends only now: it
+ * used to count the grace from the deadline it slept through and SIGKILL
+ * at once, and the init's report of what it saw meanwhile was lost with
+ * it. */
+Test(status, a_sigstop_of_sbx_past_its_deadline_still_leaves_the_program_its_grace)
+{
+	struct stop_run run;
+	struct sbx_result r;
+	char out[256];
+	size_t len = 0;
+	ssize_t n;
+
+	REQUIRE_USERNS();
+	/* the deadline at 1 s, SIGKILL at 2 s by the old count, the init's own
+	 * bound at 3 s: continued at 2.4 s */
+	start_stop_run(&run, "--time", "1s", "--set", "limits.kill_grace_ms=1000",
+		       "trap 'echo term; exit 0' TERM; echo up; while :; do sleep 0.05; done");
+	wait_up(&run);
+	double t0 = now_s();
+	kill(run.pid, SIGSTOP);
+	while (now_s() - t0 < 2.4)
+		usleep(20000);
+	kill(run.pid, SIGCONT);
+	while (len + 1 < sizeof(out) && (n = read(run.out, out + len, sizeof(out) - 1 - len)) > 0)
+		len += (size_t)n;
+	out[len] = '\0';
+	finish_stop_run(&run, &r);
+	ASSERT_STATUS(&r, "timeout");
+	cr_assert(strstr(out, "term"), "the program got no time for its SIGTERM (stdout \"%s\"): %s",
+		  out, r.err);
+	cr_assert(strstr(rec_str(&r, "message"), "SIGSTOP"), "message: %s", rec_str(&r, "message"));
+	sbx_result_free(&r);
+}
+
 /*
  * Slurm's scancel (and other job engines) send SIGCONT before SIGTERM to
  * every task, stopped or not.  A SIGCONT alone is not a stop: the record
