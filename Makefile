@@ -42,7 +42,7 @@ INTEG_ARGS ?=
 # else: exit statuses (status), the CPU and memory evidence of the record
 # (limits_evidence) and teardown (lifetime); and the languages (lang): a
 # compiled one shares its workspace tmpfs between two jails, which Linux
-# 6.1 mounts differently (mount_fs.c; 4 of its 15 tests failed there, ~40 s
+# 6.1 mounts differently (src/jail/mount.c; 4 of its 15 tests failed there, ~40 s
 # more per user).  Not the rest (jail,
 # workspace, records, probes, interfaces...): the whole set took 879 s as
 # root alone; every record of what runs is still checked against the schema.

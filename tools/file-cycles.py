@@ -56,7 +56,9 @@ def main():
     root = os.path.join(build, "src")
     for folder in sorted(os.listdir(root)):
         d = os.path.join(root, folder)
-        objs = sorted(f for f in os.listdir(d) if f.endswith(".o"))
+        # an object whose source is gone (a file merged away) is stale
+        objs = sorted(f for f in os.listdir(d) if f.endswith(".o") and
+                      os.path.exists(os.path.join("src", folder, f[:-2] + ".c")))
         info = {o[:-2] + ".c": symbols(os.path.join(d, o)) for o in objs}
         owner = {s: f for f, (defs, _) in info.items() for s in defs}
         edges = defaultdict(set)

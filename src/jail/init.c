@@ -185,7 +185,7 @@ static int build_root(const struct jail_plan *plan, struct jail_fs *fs)
 }
 
 /*
- * -i: a pty of the jail's own devpts (mount_fs.c), opened in the new root
+ * -i: a pty of the jail's own devpts (mount.c), opened in the new root
  * so the program's ttyname is its /dev/pts/N.  The slave comes from the
  * master itself (TIOCGPTPEER), never by a path the jail could replace.
  * O_NOCTTY: the init must not take it as its own terminal; the target

@@ -4,7 +4,7 @@
  * spawn.c fills a struct jail_plan in the supervisor (the seccomp program is
  * compiled there, once), clones the init, and the init (init.c) and the
  * target (target.c) work from their copy of it: nothing is parsed after the
- * clone.  The init allocates only for its mounts (mount_bind.c's lists of
+ * clone.  The init allocates only for its mounts (mount.c's lists of
  * submounts and sources, hostbind.c's trees), in the copy of the address
  * space the clone gave it; the target allocates nothing.
  *
@@ -77,7 +77,7 @@ struct jail_fs {
  * fill *FS (the caller closes its fds). */
 int mount_build_root(const struct jail_plan *plan, struct jail_fs *fs, struct sbx_err *err);
 
-/* mount.c, mount_bind.c, mount_fs.c: one build of the root. */
+/* mount.c: one build of the root. */
 #define MOUNT_MAX_DEFERRED 16
 
 /* A bind source opened before the new root hides the host. */
@@ -100,11 +100,6 @@ struct root_build {
 	struct jail_fs *fs;           /* the meter's fds, kept as they are made */
 };
 
-/* mount.c: set ERR for step STEP of mount M failing with E (-1); keep the
- * tmpfs MNT by a dup of its fd for the meter (-1, errno). */
-int mount_fail(struct sbx_err *err, int e, const struct mount_entry *m, const char *step);
-/* sbx's own refusal of M (no call failed; EPERM): WHY, without an errno text. */
-int mount_refuse(struct sbx_err *err, const struct mount_entry *m, const char *why);
 /* diagnose.c: the Seccomp: mode of this process (0, 2; -1 unknown); after a
  * mount call failed with E (EPERM, ENOSYS) in the init, the message naming
  * the filter that answered and the calls it refuses, or NULL when no filter
@@ -113,20 +108,6 @@ int jail_seccomp_mode(void);
 const char *jail_mount_refusal(int e);
 /* ... after sethostname() failed with E: the filter that answered, or NULL. */
 const char *jail_hostname_refusal(int e);
-int mount_keep_tmpfs(struct root_build *b, int mnt);
-/* mount_bind.c: open every bind source and the workspace while the host
- * is visible; bind M from its source S. */
-int mount_open_sources(struct root_build *b, struct sbx_err *err);
-int mount_bind(struct root_build *b, const struct mount_entry *m, const struct bind_src *s,
-	       struct sbx_err *err);
-/* mount_fs.c: a new tmpfs, proc or /dev for the entry M. */
-int mount_tmpfs(struct root_build *b, const struct mount_entry *m, struct sbx_err *err);
-int mount_proc(struct root_build *b, const struct mount_entry *m, struct sbx_err *err);
-int mount_dev(struct root_build *b, const struct mount_entry *m, struct sbx_err *err);
-/* mount_fs.c: the disposable workspace, a tmpfs (jail.h workspace_tmpfs). */
-int mount_workspace_tmpfs(struct root_build *b, const struct mount_entry *m,
-			  struct sbx_err *err);
-
 /* mountpoint.c: destinations in the new root and fd-based mounts.  Each
  * returns -1 with errno set.
  * mp_make: create DST below ROOT_FD (missing parents too) without following
@@ -181,11 +162,12 @@ int64_t rlimit_cpu_soft_ns(const struct policy *p);
 int ownproc_open(struct sbx_err *err);
 int ownproc_child_dir(int procfd, pid_t pid, int pidfd, struct sbx_err *err);
 int ownproc_arg_area(int procfd, struct jail_plan *plan, struct sbx_err *err);
-/* ownproc.c: write TEXT to NAME in the child's /proc directory DIRFD. */
-/* The uid/gid maps of the process whose /proc directory is DIRFD (PID for
- * messages, 0 = the caller's own); OUT gets the host ids mapped. */
+/* ownproc.c: write the uid/gid maps of the process whose /proc directory
+ * is DIRFD (PID for messages, 0 = the caller's own: the init writing its
+ * own); OUT gets the host ids mapped. */
 int jail_write_maps(int dirfd, pid_t pid, const struct jail_plan *plan, struct jail *out,
 		    struct sbx_err *err);
+/* ownproc.c: write TEXT to NAME in the child's /proc directory DIRFD. */
 int ownproc_write(int dirfd, pid_t pid, const char *name, const char *text,
 		  struct sbx_err *err);
 
@@ -196,7 +178,7 @@ int ownproc_write(int dirfd, pid_t pid, const char *name, const char *text,
 int hostbind_prepare(struct jail_plan *plan, int procfd, struct sbx_err *err);
 void hostbind_close(struct jail_plan *plan);
 
-/* mount_bind.c: whether the source FD is, or holds as a submount, a
+/* mount.c: whether the source FD is, or holds as a submount, a
  * procfs: 1 yes, 0 no, -1 cannot tell (read in the caller's /proc). */
 int carries_procfs(int fd);
 

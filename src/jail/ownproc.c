@@ -172,6 +172,35 @@ int ownproc_write(int dirfd, pid_t pid, const char *name, const char *text,
 		       name, (int)strcspn(text, "\n"), text, strerror(e), cause);
 }
 
+/*
+ * Map the policy's uid/gid inside to one host id outside.  An unprivileged
+ * caller can only map itself; a root caller maps to the run's own host id
+ * from uidrange.c, so that the jail never runs as host root nor as an id
+ * anything else on the host has.
+ */
+int jail_write_maps(int dirfd, pid_t pid, const struct jail_plan *plan, struct jail *out,
+		    struct sbx_err *err)
+{
+	const struct policy *p = plan->policy;
+	uint32_t out_uid = plan->map_uid, out_gid = plan->map_gid;
+	char map[64];
+
+	/* Unprivileged: setgroups must be denied before gid_map is writable
+	 * (CVE-2014-8989: dropping groups could bypass negative ACLs).  Root
+	 * keeps it allowed so that the init can drop root's groups. */
+	if (!plan->host_root && ownproc_write(dirfd, pid, "setgroups", "deny", err) < 0)
+		return -1;
+	snprintf(map, sizeof(map), "%u %u 1\n", p->uid, out_uid);
+	if (ownproc_write(dirfd, pid, "uid_map", map, err) < 0)
+		return -1;
+	snprintf(map, sizeof(map), "%u %u 1\n", p->gid, out_gid);
+	if (ownproc_write(dirfd, pid, "gid_map", map, err) < 0)
+		return -1;
+	out->host_uid = out_uid;
+	out->host_gid = out_gid;
+	return 0;
+}
+
 /* Fields 48-51 of /proc/self/stat: arg_start arg_end env_start env_end. */
 int ownproc_arg_area(int procfd, struct jail_plan *plan, struct sbx_err *err)
 {

@@ -2,13 +2,16 @@
  * spawn.c - start a jail: one clone() into new namespaces, then uid/gid maps.
  *
  * Runs in the supervisor.  The seccomp program is compiled here before the
- * clone so the target does no libseccomp work.  The child (the jail's init,
- * init.c) waits on a pipe until its maps are written, because until then it
- * has no valid uid inside its user namespace.  The maps are written through
- * /proc only once ownproc.c has checked it is this pid namespace's.
+ * clone so the target does no libseccomp work.  Until its maps are written
+ * the child (the jail's init, init.c) has no valid uid inside its user
+ * namespace: an unprivileged caller's init writes its own, otherwise it
+ * waits on a pipe while the supervisor moves it into the run's cgroup and
+ * writes them (ownproc.c, through a /proc checked to be this pid
+ * namespace's).
  * The policy's program stays with the supervisor, which answers the
  * notifications of its reporting twin (scnotify.h) with it.
  */
+#include "base/cleanup.h"
 #include "base/ids.h"
 #include "jail/internal.h"
 #include "jail/scnotify.h"
@@ -34,35 +37,6 @@
 #ifndef SYS_clone3
 #define SYS_clone3 435
 #endif
-
-/*
- * Map the policy's uid/gid inside to one host id outside.  An unprivileged
- * caller can only map itself; a root caller maps to the run's own host id
- * from uidrange.c, so that the jail never runs as host root nor as an id
- * anything else on the host has.
- */
-int jail_write_maps(int dirfd, pid_t pid, const struct jail_plan *plan, struct jail *out,
-		    struct sbx_err *err)
-{
-	const struct policy *p = plan->policy;
-	uint32_t out_uid = plan->map_uid, out_gid = plan->map_gid;
-	char map[64];
-
-	/* Unprivileged: setgroups must be denied before gid_map is writable
-	 * (CVE-2014-8989: dropping groups could bypass negative ACLs).  Root
-	 * keeps it allowed so that the init can drop root's groups. */
-	if (!plan->host_root && ownproc_write(dirfd, pid, "setgroups", "deny", err) < 0)
-		return -1;
-	snprintf(map, sizeof(map), "%u %u 1\n", p->uid, out_uid);
-	if (ownproc_write(dirfd, pid, "uid_map", map, err) < 0)
-		return -1;
-	snprintf(map, sizeof(map), "%u %u 1\n", p->gid, out_gid);
-	if (ownproc_write(dirfd, pid, "gid_map", map, err) < 0)
-		return -1;
-	out->host_uid = out_uid;
-	out->host_gid = out_gid;
-	return 0;
-}
 
 static int clone_flags(const struct jail_spec *s)
 {
@@ -129,71 +103,6 @@ static int join_cgroup(const struct jail_spec *s, pid_t pid, struct sbx_err *err
 	return 0;
 }
 
-/* Kill and reap a half-started init; nothing may be left behind. */
-static void abort_init(pid_t pid, int pidfd)
-{
-	syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
-	close(pidfd);
-}
-
-/* The maps, or (self_maps) only the ids the init maps itself to. */
-static int map_init(struct jail_plan *plan, int procfd, pid_t pid, int pidfd,
-		    int sync_w, struct jail *out, struct sbx_err *err)
-{
-	int dirfd, rc = -1;
-
-	if (plan->self_maps) {
-		out->host_uid = plan->map_uid;
-		out->host_gid = plan->map_gid;
-		return 0;
-	}
-	if ((dirfd = ownproc_child_dir(procfd, pid, pidfd, err)) >= 0) {
-		if (join_cgroup(plan->spec, pid, err) == 0)
-			rc = jail_write_maps(dirfd, pid, plan, out, err);
-		close(dirfd);
-	}
-	if (rc == 0 && write(sync_w, "g", 1) != 1)
-		rc = err_set(err, ERR_SETUP, errno, "waking the jail init: %s",
-			     strerror(errno));
-	return rc;
-}
-
-static int finish_parent(struct jail_plan *plan, int procfd, pid_t pid, int pidfd,
-			 int sv, int sync_w, struct jail *out, struct sbx_err *err)
-{
-	int rc = map_init(plan, procfd, pid, pidfd, sync_w, out, err);
-
-	if (sync_w >= 0)
-		close(sync_w);
-	if (rc < 0) {
-		abort_init(pid, pidfd);
-		close(sv);
-		return -1;
-	}
-	out->init_pid = pid;
-	out->pidfd = pidfd;
-	out->ctl_fd = sv;
-	vlog_line(&plan->vlog, "clone + uid/gid maps%s (init is host pid %d)",
-		  plan->self_maps ? " by the init" : "", (int)pid);
-	return 0;
-}
-
-static int make_channels(int sv[2], int sync[2], bool need_sync, struct sbx_err *err)
-{
-	sync[0] = sync[1] = -1;
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-		return err_resource(err, "socketpair", errno);
-	if (need_sync && pipe2(sync, O_CLOEXEC) < 0) {
-		err_resource(err, "pipe2", errno);
-		close(sv[0]);
-		close(sv[1]);
-		return -1;
-	}
-	return 0;
-}
-
 /* Run by root, the jail needs its own host id: never host root's. */
 static int root_checks(const struct jail_plan *plan, struct sbx_err *err)
 {
@@ -201,13 +110,6 @@ static int root_checks(const struct jail_plan *plan, struct sbx_err *err)
 		return err_set(err, ERR_INTERNAL, EINVAL, "run by root without a host uid "
 			       "from sbx's range (internal error)");
 	return 0;
-}
-
-static void free_filters(struct jail_plan *plan, struct jail *out)
-{
-	sc_filter_free(&plan->prog);
-	sc_filter_free(&plan->notify);
-	sc_filter_free(&out->learn);
 }
 
 /* The policy's program, its reporting twin when the target can hand the
@@ -231,14 +133,10 @@ static int build_filters(const struct jail_spec *spec, struct jail_plan *plan,
 				 "needs to hand the filter's listener to sbx";
 		return 0;
 	}
-	if (sc_filter_notify(&plan->prog, &plan->notify) < 0) {
-		free_filters(plan, out);
+	if (sc_filter_notify(&plan->prog, &plan->notify) < 0)
 		return err_set(err, ERR_SETUP, ENOMEM, "seccomp: out of memory");
-	}
-	if (spec->learn && sc_filter_build_learn(sc, &out->learn, err) < 0) {
-		free_filters(plan, out);
+	if (spec->learn && sc_filter_build_learn(sc, &out->learn, err) < 0)
 		return -1;
-	}
 	return 0;
 }
 
@@ -249,13 +147,53 @@ static void keep_answer(struct jail_plan *plan, struct jail *out)
 		out->answer = plan->prog;
 		plan->prog = (struct sock_fprog){ 0 };
 	}
+}
+
+/* Kill and reap a half-started init; nothing may be left behind. */
+static void abort_init(pid_t pid, int pidfd)
+{
+	syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	close(pidfd);
+}
+
+/* The init waits for its maps (unless it writes them itself: self_maps):
+ * move it into the run's cgroup, write them, wake it by one byte. */
+static int map_init(struct jail_plan *plan, int procfd, pid_t pid, int pidfd,
+		    int sync_w, struct jail *out, struct sbx_err *err)
+{
+	int dirfd cleanup_fd = -1;
+
+	if (plan->self_maps) {
+		out->host_uid = plan->map_uid;
+		out->host_gid = plan->map_gid;
+		return 0;
+	}
+	if ((dirfd = ownproc_child_dir(procfd, pid, pidfd, err)) < 0 ||
+	    join_cgroup(plan->spec, pid, err) < 0 ||
+	    jail_write_maps(dirfd, pid, plan, out, err) < 0)
+		return -1;
+	if (write(sync_w, "g", 1) != 1)
+		return err_set(err, ERR_SETUP, errno, "waking the jail init: %s",
+			       strerror(errno));
+	return 0;
+}
+
+/* What the plan holds until the clone has given the init its copy: the
+ * compiled programs and, run by root, the trees of the binds. */
+static void plan_release(struct jail_plan *plan)
+{
+	hostbind_close(plan);
 	sc_filter_free(&plan->prog);
 	sc_filter_free(&plan->notify);
 }
 
-int jail_spawn(const struct jail_spec *spec, struct jail *out, struct sbx_err *err)
+/* Everything before the clone, then the clone and the maps; OUT keeps only
+ * what a started jail needs, and jail_spawn releases it on failure. */
+static int spawn(const struct jail_spec *spec, struct jail *out, struct sbx_err *err)
 {
-	struct jail_plan plan = {
+	struct jail_plan plan __attribute__((cleanup(plan_release))) = {
 		.spec = spec, .policy = spec->policy,
 		.host_root = ids_host_root(), .ws_tree = -1, .pty_slave = -1,
 		/* An unprivileged init can map its own euid (user_namespaces(7)),
@@ -266,40 +204,39 @@ int jail_spawn(const struct jail_spec *spec, struct jail *out, struct sbx_err *e
 		.self_maps = !ids_host_root() && spec->cgroup_fd < 0,
 		.vlog = { .on = spec->verbose, .who = "", .t0_ns = monotonic_ns() },
 	};
-	int sv[2], sync[2], pidfd = -1, procfd, rc, e;
+	int procfd cleanup_fd = -1, ctl cleanup_fd = -1, init_ctl cleanup_fd = -1;
+	int sync_r cleanup_fd = -1, sync_w cleanup_fd = -1, sv[2], sync[2], pidfd = -1, e;
 	pid_t pid;
 
 	/* read here: in its user namespace the init's own ids are unmapped */
 	plan.map_uid = plan.host_root ? spec->host_uid : geteuid();
 	plan.map_gid = plan.host_root ? spec->host_gid : getegid();
-	memset(out, 0, sizeof(*out));
-	out->init_pid = -1;
-	out->pidfd = out->ctl_fd = -1;
 	/* Before anything: a /proc of another pid namespace would point the
 	 * uid/gid maps at another process. */
-	procfd = ownproc_open(err);
-	if (procfd < 0)
+	if ((procfd = ownproc_open(err)) < 0 || root_checks(&plan, err) < 0 ||
+	    ownproc_arg_area(procfd, &plan, err) < 0 || build_filters(spec, &plan, out, err) < 0)
 		return -1;
-	if (root_checks(&plan, err) < 0 || ownproc_arg_area(procfd, &plan, err) < 0 ||
-	    build_filters(spec, &plan, out, err) < 0) {
-		close(procfd);
-		return -1;
-	}
 	vlog_line(&plan.vlog, "seccomp filter compiled (%u instructions)", plan.prog.len);
 	vlog_line(&plan.vlog, "seccomp refusals %s%s", plan.notify.filter ? "reported" : "not reported: ",
 		  plan.notify.filter ? "" : out->no_report);
 	/* run by root: the caller's directories, opened and cloned by sbx */
-	if ((plan.host_root && hostbind_prepare(&plan, procfd, err) < 0) ||
-	    make_channels(sv, sync, !plan.self_maps, err) < 0) {
-		hostbind_close(&plan);
-		free_filters(&plan, out);
-		close(procfd);
-		return -1;
-	}
-	if (plan.host_root)
+	if (plan.host_root) {
+		if (hostbind_prepare(&plan, procfd, err) < 0)
+			return -1;
 		vlog_line(&plan.vlog, "binds cloned for host uid %u", spec->host_uid);
-	plan.ctl_fd = sv[1];
-	plan.sync_fd = sync[0];
+	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return err_resource(err, "socketpair", errno);
+	ctl = sv[0];
+	init_ctl = sv[1];
+	if (!plan.self_maps) {
+		if (pipe2(sync, O_CLOEXEC) < 0)
+			return err_resource(err, "pipe2", errno);
+		sync_r = sync[0];
+		sync_w = sync[1];
+	}
+	plan.ctl_fd = init_ctl;
+	plan.sync_fd = sync_r;
 	/* Raw clone: the child continues here like fork(), with a copy of
 	 * the plan, argv and envp, in new namespaces. */
 	pid = clone_jail(spec, &pidfd);
@@ -307,23 +244,30 @@ int jail_spawn(const struct jail_spec *spec, struct jail *out, struct sbx_err *e
 		init_main(&plan);
 	e = errno;
 	keep_answer(&plan, out);
-	hostbind_close(&plan); /* the init has its copies */
-	close(sv[1]);
-	if (sync[0] >= 0)
-		close(sync[0]);
-	if (pid < 0) {
-		close(procfd);
-		close(sv[0]);
-		if (sync[1] >= 0)
-			close(sync[1]);
-		jail_release(out);
+	if (pid < 0)
 		return jail_diagnose_clone(clone_flags(spec), e, err);
+	if (map_init(&plan, procfd, pid, pidfd, sync_w, out, err) < 0) {
+		abort_init(pid, pidfd);
+		return -1;
 	}
-	rc = finish_parent(&plan, procfd, pid, pidfd, sv[0], sync[1], out, err);
-	close(procfd);
-	if (rc < 0)
+	out->init_pid = pid;
+	out->pidfd = pidfd;
+	out->ctl_fd = steal_fd(&ctl);
+	vlog_line(&plan.vlog, "clone + uid/gid maps%s (init is host pid %d)",
+		  plan.self_maps ? " by the init" : "", (int)pid);
+	return 0;
+}
+
+int jail_spawn(const struct jail_spec *spec, struct jail *out, struct sbx_err *err)
+{
+	memset(out, 0, sizeof(*out));
+	out->init_pid = -1;
+	out->pidfd = out->ctl_fd = -1;
+	if (spawn(spec, out, err) < 0) {
 		jail_release(out);
-	return rc;
+		return -1;
+	}
+	return 0;
 }
 
 void jail_release(struct jail *j)
