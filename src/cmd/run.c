@@ -103,7 +103,7 @@ static int scan_inputs(struct run_ctx *c, struct sbx_err *err)
 }
 
 /* At CTL_READY of the first jail: the tmpfs is up; fill it, scan it. */
-static int on_ready(void *arg, int ws_fd, uint32_t host_uid, struct sbx_err *err)
+static int workspace_ready(void *arg, int ws_fd, uint32_t host_uid, struct sbx_err *err)
 {
 	struct run_ctx *c = arg;
 
@@ -129,8 +129,7 @@ static void request_workspace(struct run_ctx *c, struct run_request *req)
 	if (c->ws.mnt_fd >= 0) {
 		req->workspace_fd = c->ws.mnt_fd;
 	} else {
-		req->on_ready = on_ready;
-		req->ready_arg = c;
+		req->hooks = (struct run_hooks){ .workspace_ready = workspace_ready, .arg = c };
 	}
 }
 
@@ -182,7 +181,7 @@ static int prepare_workspace(struct run_ctx *c, struct sbx_err *err)
 			return -1;
 	if (c->compiled && workspace_remove_file(&c->ws, LANG_OUT_NAME, err) < 0)
 		return -1;
-	/* the tmpfs is scanned once filled, at READY (on_ready) */
+	/* the tmpfs is scanned once filled, at READY (workspace_ready) */
 	return c->ws.disposable ? 0 : scan_inputs(c, err);
 }
 

@@ -11,6 +11,7 @@
 
 #include "policy/policy.h"
 #include "record/result.h"
+#include "supervise/learned.h"
 #include "supervise/supervise.h"
 
 struct run_learn {

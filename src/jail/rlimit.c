@@ -140,7 +140,7 @@ static int set_kernel_quotas(struct sbx_err *err)
 
 /*
  * memory_mb is the memory the whole tree holds, metered by the supervisor
- * (supervise/deadlines.c).  RLIMIT_AS is not used: it counts reservations
+ * (supervise/loop.c).  RLIMIT_AS is not used: it counts reservations
  * (glibc's 64 MiB arena per thread, V8's code range and cage) that hold no
  * memory, so 16 Python threads or one Node worker failed far below the
  * limit.  RLIMIT_DATA counts private writable mappings only (not PROT_NONE

@@ -9,7 +9,7 @@
  * memory.swap.max 0, memory.oom.group 1 and pids.max, which its sbx holds
  * flock(LOCK_EX) on until it is removed; the jail's init is cloned
  * straight into it (jail_spec.cgroup_fd).  When sbx dies first, its
- * watchdog (cgwatch.c) removes it; a child nobody holds is one whose sbx
+ * watchdog (cgroup.c) removes it; a child nobody holds is one whose sbx
  * and watchdog both died: the next run in that parent kills what is in it
  * and removes it.  Without any, the run
  * goes on under rlimits and sbx's meter and `why` says what was missing.
@@ -33,7 +33,7 @@ struct cgroup_run {
 	bool moved_self;        /* sbx moved itself into PARENT/sbx-supervisor */
 	char self_parent[PATH_MAX]; /* that PARENT, the caller's scope */
 	unsigned added;         /* controllers sbx enabled there (bits of memory, pids, cpu) */
-	pid_t watch_pid;        /* the watchdog (cgwatch.c), 0 when none */
+	pid_t watch_pid;        /* the watchdog (cgroup.c), 0 when none */
 	int watch_fd;           /* the pipe sbx tells it "done" on */
 	/* read by cgroup_finish(); -1 = unknown */
 	int64_t peak_kib;       /* memory.peak */
@@ -70,12 +70,6 @@ void cgroup_finish(struct cgroup_run *cg);
 
 /* Kill what is left, wait until the cgroup is empty, remove it. */
 void cgroup_close(struct cgroup_run *cg);
-
-/* cgwatch.c: once a run cgroup exists, fork the watchdog that removes it
- * if sbx dies first (none when the fork fails: the next run in the parent
- * reclaims it); cgwatch_stop, before sbx cleans up itself, ends it. */
-void cgwatch_start(struct cgroup_run *cg);
-void cgwatch_stop(struct cgroup_run *cg);
 
 /* How a run would find its cgroup here, for `sbx doctor`: the parent it
  * would use in OUT, or -1 with WHY.  ALSO: a pid that counts as sbx when

@@ -1,9 +1,9 @@
 /*
  * internal.h - the supervisor's state, shared by the files of supervise_run:
- * supervise.c (setup and teardown), loop.c (the epoll loop), control.c
- * (the init: messages, signals, reaping), deadlines.c (the timer and the
- * meter) and classify.c (facts -> status, message, exit status).  Not for
- * other modules.
+ * supervise.c (setup and teardown), loop.c (the running jail: the epoll
+ * loop, the init's messages, signals and reaping, the timer and the
+ * meter's deadlines), terminal.c (-i) and classify.c (facts -> status,
+ * message, exit status).  Not for other modules.
  */
 #ifndef SBX_SUPERVISE_INTERNAL_H
 #define SBX_SUPERVISE_INTERNAL_H
@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/epoll.h>
 #include <sys/resource.h>
 
 #include "base/err.h"
@@ -56,7 +57,7 @@ enum tag {
  * either at most STOPPED_CONT_NS before the SIGCONT, as the kernel resumes
  * sbx before it queues the signal;
  *  - or, after the SIGCONT, the meter's sample taken at once finds the CPU
- *    budget spent (deadlines.c), as a tree can spend it unseen only while
+ *    budget spent (loop.c), as a tree can spend it unseen only while
  *    sbx cannot look.
  */
 #define STOPPED_LATE_NS (250 * 1000 * 1000LL)
@@ -125,38 +126,23 @@ struct sup {
 };
 
 /* loop.c: run until the init is reaped and the output drained (-1 and
- * s->err on a failure of sbx's own); register FD for EVENTS under TAG. */
+ * s->err on a failure of sbx's own); after a failure, SIGKILL the init and
+ * wait for it (sbx never leaves a jail behind). */
 int sup_event_loop(struct sup *s);
-int sup_watch(struct sup *s, int fd, unsigned events, enum tag tag);
-void out_stream_close_src(struct out_stream *o, int epfd);
+void sup_reap_blocking(struct sup *s);
+
+/* Register FD for EVENTS under TAG in the loop's epoll set. */
+static inline int sup_watch(struct sup *s, int fd, unsigned events, enum tag tag)
+{
+	struct epoll_event ev = { .events = events, .data.u32 = tag };
+
+	return epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev);
+}
 
 /* terminal.c, -i: the pty master from CTL_READY becomes the stdout
  * stream's source and the stdin relay's destination, the caller's
  * terminal goes raw; -1 with setup_text/setup_errno filled. */
 int terminal_attach(struct sup *s, int master);
-
-/* control.c: SIGKILL the init (every jail process), at most once and never
- * after it was reaped; CTL_TERM now and SIGKILL at SINCE + kill grace;
- * read every queued control message; reap the init if it exited; after a
- * failure, SIGKILL and wait for it (sbx never leaves a jail behind). */
-void sup_kill_init(struct sup *s);
-/* control.c: the caller's SIGTSTP, SIGTTIN or SIGTTOU: hold the jail, stop
- * sbx, and on SIGCONT release it (the held time is not wall time). */
-void sup_job_stop(struct sup *s, int sig);
-/* deadlines.c: the tree's CPU in ms so far (cgroup or meter); -1 unknown. */
-int64_t sup_tree_cpu_ms(struct sup *s);
-void sup_term_jail(struct sup *s, int64_t since);
-void sup_drain_ctl(struct sup *s);
-void sup_reap_init(struct sup *s);
-void sup_reap_blocking(struct sup *s);
-
-/* deadlines.c: act on every deadline that is due; arm the timerfd at the
- * earliest one left; drop the output not yet delivered. */
-void sup_check_deadlines(struct sup *s);
-void sup_arm_timer(struct sup *s);
-void sup_give_up_output(struct sup *s);
-/* deadlines.c, once the init is reaped: the tmpfs files against memory_mb. */
-void sup_check_files_at_end(struct sup *s);
 
 /* classify.c: fill s->res from the facts once the run settled. */
 void sup_classify(struct sup *s);

@@ -25,6 +25,7 @@
 
 #include "base/log.h"
 #include "record/denied.h"
+#include "supervise/learned.h"
 #include "supervise/supervise.h"
 
 struct notifier {

@@ -89,6 +89,17 @@ void out_stream_close(struct out_stream *s)
 	capbuf_free(&s->cap);
 }
 
+void out_stream_close_src(struct out_stream *o, int epfd)
+{
+	if (o->src < 0)
+		return;
+	if (o->src_watched)
+		epoll_ctl(epfd, EPOLL_CTL_DEL, o->src, NULL);
+	o->src_watched = false;
+	close(o->src);
+	o->src = -1;
+}
+
 void relay_grow_pipe(int fd)
 {
 	/* 1 MiB is the unprivileged maximum (fs.pipe-max-size) */

@@ -84,6 +84,8 @@ enum pump_result { PUMP_MORE, PUMP_EOF, PUMP_TRUNCATED };
 /* Set S up; the caller then calls relay_set_dest/relay_set_copy, sets capture. */
 void out_stream_init(struct out_stream *s, const char *name, int src);
 void out_stream_close(struct out_stream *s);
+/* Close S's source (the jail's pipe) alone, out of the epoll set EPFD. */
+void out_stream_close_src(struct out_stream *s, int epfd);
 
 /* Attach FD (not owned: sbx's 1/2) or a FILE copy (owned, closed by
  * out_stream_close) as a sink.  -1 with ERR filled when memory runs out. */

@@ -2,12 +2,14 @@
  * supervise.c - supervise_run(): spawn the jail and stay in control of it.
  *
  * Here: setup (signals, the output pipes and copies, the stdin relay, the
- * epoll set) and teardown.  One epoll loop (loop.c) over the output pipes,
- * the control socket (control.c), the init's pidfd, a signalfd and one
- * timerfd armed at the earliest absolute CLOCK_MONOTONIC deadline
- * (deadlines.c).  Phases: wait for CTL_READY (bounded), send CTL_GO, run
- * under the wall/CPU/output limits, settle when the init is reaped and the
- * pipes are drained, then classify (classify.c).  The jail is only ever
+ * epoll set, the cgroup), the spawn, and teardown, which a cleanup
+ * attribute runs on every way out.  The running jail is loop.c's: one
+ * epoll loop over the output pipes, the control socket, the init's pidfd,
+ * a signalfd and one timerfd armed at the earliest absolute
+ * CLOCK_MONOTONIC deadline.  Stages (supervise.h): prepare, spawn, wait
+ * for CTL_READY (bounded), send CTL_GO, run under the wall/CPU/output
+ * limits, settle when the init is reaped and the pipes are drained, then
+ * classify (classify.c).  The jail is only ever
  * signalled through the init's pidfd, never by pid, and never after the
  * init was reaped (its pid may be another's by then).  The seccomp
  * listener the target hands over is served by notify.c.
@@ -45,7 +47,7 @@ static int block_signals(struct sup *s)
 	sigset_t set;
 
 	procstate_abort_set(&set);
-	/* job control: a stop of sbx must stop the jail too (control.c) */
+	/* job control: a stop of sbx must stop the jail too (loop.c) */
 	sigaddset(&set, SIGTSTP);
 	sigaddset(&set, SIGTTIN);
 	sigaddset(&set, SIGTTOU);
@@ -197,11 +199,13 @@ static void release_job_signals(void)
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
 }
 
+/* Everything supervise_run holds, on every way out of it. */
 static void sup_cleanup(struct sup *s)
 {
 	/* first: whatever ended the run, the caller gets its terminal back
 	 * before the record or any message is written */
 	terminal_restore(&s->term);
+	jail_release(&s->jail);
 	release_job_signals();
 	for (int i = 0; i < 2; i++)
 		out_stream_close(&s->out[i]); /* closes the --stdout/--stderr copies */
@@ -298,6 +302,7 @@ static void sup_init(struct sup *s, const struct run_request *req, struct result
 	s->res = res;
 	s->err = err;
 	s->epfd = s->tfd = s->sigfd = s->ctl_fd = s->in_fd = s->ws_fd = -1;
+	s->jail.ctl_fd = s->jail.pidfd = s->jail.init_pid = -1;
 	s->in.src = s->in.dst = -1;
 	out_stream_init(&s->out[0], "stdout", -1);
 	out_stream_init(&s->out[1], "stderr", -1);
@@ -312,21 +317,24 @@ static void sup_init(struct sup *s, const struct run_request *req, struct result
 	s->grace_ns = (int64_t)policy_kill_grace_ms(s->pol) * MS;
 }
 
+/* The program's ends of its stdio pipes, until the jail has its copies. */
+static void close_stdio(int (*fds)[3])
+{
+	for (int i = 0; i < 3; i++)
+		close_fd(&(*fds)[i]);
+}
+
 int supervise_run(const struct run_request *req, struct result *res, struct sbx_err *err)
 {
-	struct sup s;
-	int fds[3] = { -1, -1, -1 };
-	int rc = 0;
+	struct sup s __attribute__((cleanup(sup_cleanup)));
+	int fds[3] __attribute__((cleanup(close_stdio))) = { -1, -1, -1 };
 
 	sup_init(&s, req, res, err);
 	res->policy = req->policy;
 	res->command = req->argv;
 	res->capture = req->capture;
 	if (prepare(&s, fds) != 0 || spawn(&s, fds) != 0) {
-		for (int i = 0; i < 3; i++)
-			close_fd(&fds[i]);
 		notify_stop(&s.notify, NULL);
-		sup_cleanup(&s);
 		result_set_error(res, err);
 		return -1;
 	}
@@ -334,13 +342,10 @@ int supervise_run(const struct run_request *req, struct result *res, struct sbx_
 		sup_reap_blocking(&s);
 		notify_stop(&s.notify, &res->denied);
 		result_set_error(res, err);
-		rc = -1;
-	} else {
-		/* every jail task is gone: the thread has ended or is ending */
-		notify_stop(&s.notify, &res->denied);
-		sup_classify(&s);
+		return -1;
 	}
-	jail_release(&s.jail);
-	sup_cleanup(&s);
-	return rc;
+	/* every jail task is gone: the thread has ended or is ending */
+	notify_stop(&s.notify, &res->denied);
+	sup_classify(&s);
+	return 0;
 }

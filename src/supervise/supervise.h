@@ -5,24 +5,45 @@
  * the event loop: relays output within the output limit, enforces the wall
  * and whole-tree CPU limits, turns SIGINT/SIGTERM/SIGHUP into a teardown,
  * and fills the result from kernel facts.  It returns only after every jail
- * process is gone.
+ * process is gone.  Its stages are listed once, below, with struct
+ * run_hooks.
  */
 #ifndef SBX_SUPERVISE_H
 #define SBX_SUPERVISE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "base/err.h"
-#include "jail/seccomp.h"
 #include "policy/policy.h"
 #include "record/result.h"
 
-/* `sbx learn`: the calls the trial run made beyond its policy, by native
- * number, each let through and counted (supervise/notify.c). */
-struct learned_calls {
-	bool available;          /* the run had a listener to learn with */
-	char why_none[200];      /* else why not */
-	uint64_t seen[SC_NR_MAX];
+struct learned_calls; /* `sbx learn`'s (supervise/learned.h) */
+
+/*
+ * A run's stages, in order, and the one place a caller's code runs inside
+ * them (struct run_hooks):
+ *  1. prepare (supervise.c): signals, the output pipes and their copies,
+ *     the stdin relay, the epoll set, the run's cgroup;
+ *  2. spawn (jail.h): the jail's init is cloned, gets its uid/gid maps and
+ *     builds the root;
+ *  3. ready (loop.c): the init sends CTL_READY (jail/ctl.h) with the fds
+ *     it made for sbx; for a disposable workspace one of them is the
+ *     workspace tmpfs, which hooks.workspace_ready fills (copy-in, the
+ *     scan before the run) while the program has not started;
+ *  4. go (loop.c): CTL_GO, the target execs, and the loop relays output,
+ *     meters the tree and enforces the limits until the init is reaped
+ *     and the pipes are drained;
+ *  5. classify (classify.c): the facts become the result, and
+ *     supervise_run returns.  What the caller does after the program
+ *     (the scan after it, copy-out) follows that return.
+ */
+struct run_hooks {
+	/* Stage 3, with the workspace tmpfs's mount fd (the hook owns it)
+	 * and the jail's host uid.  -1 with ERR: a setup error, nothing
+	 * runs.  NULL: nothing to fill. */
+	int (*workspace_ready)(void *arg, int ws_fd, uint32_t host_uid, struct sbx_err *err);
+	void *arg;
 };
 
 struct run_request {
@@ -35,11 +56,7 @@ struct run_request {
 	bool workspace_tmpfs;
 	unsigned long long workspace_mb;
 	int workspace_fd;
-	/* Called at CTL_READY, before GO, with the workspace tmpfs's mount
-	 * fd (the hook owns it) and the jail's host uid: copy-in and
-	 * the before-scan.  -1 with ERR: a setup error, nothing runs. */
-	int (*on_ready)(void *arg, int ws_fd, uint32_t host_uid, struct sbx_err *err);
-	void *ready_arg;
+	struct run_hooks hooks;     /* the caller's work at stage 3 (above) */
 	int workdir_fd;             /* -w: its fd (run by root, bound from it), or -1 */
 	uint32_t host_uid, host_gid; /* run by root: the run's ids (jail/uidrange.h) */
 	const char *stdin_spec;     /* NULL: empty; "-": relay sbx's stdin; else a file */
