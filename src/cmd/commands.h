@@ -2,6 +2,12 @@
  * commands.h - the subcommands of sbx; cmd/sbx/main.c only dispatches.
  * Each returns the process exit status (sbx(1)): 125 for sbx's own errors.
  * ARGV[0] is the subcommand's name ("run"), as main passes it.
+ *
+ * Besides one file per subcommand (below): start.c (the first steps of
+ * every sbx process), effective.c (options -> the one effective policy,
+ * for run, learn and explain), env.c (the program's environment), run.c's
+ * run_main (run.h, shared by run and learn), and doctor.c with
+ * doctor_probes.c and doctor_trial.c (doctor.h).
  */
 #ifndef SBX_COMMANDS_H
 #define SBX_COMMANDS_H

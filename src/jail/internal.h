@@ -1,6 +1,22 @@
 /*
  * internal.h - what the files of src/jail/ share; not for other modules.
  *
+ * The folder by the process that runs each file:
+ *  - the supervisor, before and at the clone: spawn.c (jail_spawn: the
+ *    plan, the clone, the maps), ownproc.c (the /proc the maps go
+ *    through, and the maps), hostbind.c (run by root: the caller's
+ *    directories opened and cloned by sbx), seccomp.c with
+ *    seccomp_names.c, scgroups.c and scarch.h (the filter, compiled once),
+ *    scnotify.c (its reporting twin and the listener's hand-over),
+ *    uidrange.c with uiddb.c (run by root: the run's own host uid), and
+ *    diagnose.c (why a clone, a map, a mount or sethostname failed; doctor
+ *    asks it too);
+ *  - the jail's init, pid 1: init.c (its life, in order), mount.c with
+ *    mountpoint.c (the root), etc.c (a synthesized /etc), net.c (lo),
+ *    ucount.c (the namespace's own quotas), caps.c;
+ *  - the target, vforked by the init: target.c (the last steps before
+ *    exec), rlimit.c, caps.c, and the filter's load (seccomp.c).
+ *
  * spawn.c fills a struct jail_plan in the supervisor (the seccomp program is
  * compiled there, once), clones the init, and the init (init.c) and the
  * target (target.c) work from their copy of it: nothing is parsed after the

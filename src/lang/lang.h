@@ -3,6 +3,10 @@
  * lang.compile and lang.version, the compile stage's policy and the host
  * runtime check.
  *
+ * The folder: lang.c (this header), preset.c (which policy a run starts
+ * from: -p, a --lang preset, or the default; preset.h), installed.c (the
+ * built-in and installed preset names; installed.h).
+ *
  * Compiled languages run in two jails: the compiler writes {out}, a file
  * named LANG_OUT_NAME at the top of the workspace (sbx removes any old one
  * first and leaves it out of the record's "files" and of -o), then the run

@@ -1,9 +1,20 @@
 /*
- * internal.h - the supervisor's state, shared by the files of supervise_run:
- * supervise.c (setup and teardown), loop.c (the running jail: the epoll
- * loop, the init's messages, signals and reaping, the timer and the
- * meter's deadlines), terminal.c (-i) and classify.c (facts -> status,
- * message, exit status).  Not for other modules.
+ * internal.h - the supervisor's state, shared by the files of supervise_run;
+ * not for other modules.  All of this folder runs in sbx's own process
+ * (notify.c in a thread of it); the stages are listed in supervise.h.
+ *  - supervise.c: supervise_run, its setup, the spawn, its teardown;
+ *  - loop.c: the running jail (the epoll loop, the init's messages, signals
+ *    and reaping, the timer and the meter's deadlines);
+ *  - relay.c with capture.c: the program's output to sbx's stdout/stderr,
+ *    the --stdout/--stderr copies and --json's capture; stdin.c: its stdin;
+ *    terminal.c: -i, the caller's terminal and the jail's pty;
+ *  - cputree.c with cputree_proc.c (one process's /proc), cputree_mem.c and
+ *    sockmem.c (the memory a jail holds, sockets included): the meter,
+ *    where no cgroup counts;
+ *  - cgroup.c with cgfile.c: the run's own cgroup v2 and its watchdog;
+ *  - notify.c: the seccomp listener, counting refused calls (learned.h for
+ *    `sbx learn`);
+ *  - classify.c: the facts -> status, message, exit status.
  */
 #ifndef SBX_SUPERVISE_INTERNAL_H
 #define SBX_SUPERVISE_INTERNAL_H

@@ -12,6 +12,11 @@
  * Persistent (-w DIR): DIR itself, never removed, locked (flock) against
  * a second concurrent run; inputs are copied in at once.  Copies go by
  * descriptor (O_NOFOLLOW in, O_EXCL out).
+ *
+ * The folder: workspace.c (this header: making, locking, copy-in, the
+ * tmpfs's attach), scan.c (the bounded scan that never follows a link),
+ * diff.c (two scans -> what the run created, changed or deleted:
+ * artifacts.h), copyout.c (-o DIR).  All of it runs in sbx's own process.
  */
 #ifndef SBX_WORKSPACE_H
 #define SBX_WORKSPACE_H
