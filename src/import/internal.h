@@ -8,6 +8,7 @@
  *   translate.c  top-level fields -> policy lines and notes
  *   limits.c     time_limit, rlimit_*, cgroup_*_max -> limits { }
  *   mounts.c     mount {}, mount_proc and the workspace
+ *   emit.c       the sbx policy text being written: lines and notes
  *   nsjail.c     the driver: parse, check, translate, write, load-check
  *   origins.c    positions in the translated text -> the nsjail file
  */
@@ -64,7 +65,7 @@ int nj_enum(const struct pvalue *msg, const char *name, const char *const *names
 /* A bool/enum/number value as nsjail's text would print it ("true", "ONCE"). */
 const char *nj_text(const struct pvalue *v, char *buf, size_t size);
 
-/* ---- the translation (translate.c, mounts.c, kafel.c, nsjail.c) ---- */
+/* ---- the translation: the lines and notes being built ---- */
 
 enum nj_sect { SECT_TOP, SECT_LIMITS, SECT_MOUNTS, SECT_ENV, SECT_SECCOMP, SECT_NOTES };
 
@@ -89,6 +90,8 @@ struct nj_xlate {
 	char **argv;             /* exec_bin */
 };
 
+/* ---- emit.c: the lines and notes the translators add ---- */
+
 /* Add a line (LINE may be NULL: a note only).  COMMENT is printf-style. */
 int nj_add(struct nj_xlate *x, enum nj_sect s, const struct ppos *at, char *line,
 	   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
@@ -102,6 +105,8 @@ char *nj_fmt(struct nj_xlate *x, const char *fmt, ...) __attribute__((format(pri
 char *nj_quote(const char *s);
 /* The position of field NAME of MSG, or the file itself when absent. */
 struct ppos nj_at(const struct nj_xlate *x, const struct pvalue *msg, const char *name);
+
+/* ---- the translators, each run once by nsjail.c ---- */
 
 int nj_translate_top(struct nj_xlate *x);      /* translate.c */
 int nj_translate_limits(struct nj_xlate *x);   /* limits.c */
