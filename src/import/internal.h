@@ -8,7 +8,8 @@
  *   translate.c  top-level fields -> policy lines and notes
  *   limits.c     time_limit, rlimit_*, cgroup_*_max -> limits { }
  *   mounts.c     mount {}, mount_proc and the workspace
- *   emit.c       the sbx policy text being written: lines and notes
+ *   emit.c       the sbx policy text being written: the lines and notes
+ *                the translators add, laid out as a policy file
  *   nsjail.c     the driver: parse, check, translate, write, load-check
  *   origins.c    positions in the translated text -> the nsjail file
  */
@@ -90,7 +91,7 @@ struct nj_xlate {
 	char **argv;             /* exec_bin */
 };
 
-/* ---- emit.c: the lines and notes the translators add ---- */
+/* ---- emit.c: the lines and notes, and the text written from them ---- */
 
 /* Add a line (LINE may be NULL: a note only).  COMMENT is printf-style. */
 int nj_add(struct nj_xlate *x, enum nj_sect s, const struct ppos *at, char *line,
@@ -106,6 +107,13 @@ char *nj_quote(const char *s);
 /* The position of field NAME of MSG, or the file itself when absent. */
 struct ppos nj_at(const struct nj_xlate *x, const struct pvalue *msg, const char *name);
 
+/* The policy text of X into *TEXT (malloc'd, *LEN bytes): the lines by
+ * section, then the notes and the refused lines as comments.  Sets each
+ * written item's out_line. */
+int nj_write_text(struct nj_xlate *x, char **text, size_t *len);
+/* The notes of X (refused lines included) in file order, malloc'd; *N of them. */
+const struct nj_item **nj_sorted_notes(const struct nj_xlate *x, size_t *n);
+
 /* ---- the translators, each run once by nsjail.c ---- */
 
 int nj_translate_top(struct nj_xlate *x);      /* translate.c */
@@ -119,7 +127,7 @@ int nj_translate_seccomp(struct nj_xlate *x);  /* kafel.c */
  * "LABEL:LINE[:COL]" in it replaced by the nsjail position of that line
  * ("FILE:LINE:COL", or "FILE" for a line of nsjail's defaults); malloc'd. */
 char *nj_unlabel(const struct nj_xlate *x, const char *label, const char *msg);
-/* OUT->lines from the items' out_line (after the last write_text). */
+/* OUT->lines from the items' out_line (after the last nj_write_text). */
 int nj_line_map(const struct nj_xlate *x, struct import_result *out);
 /* P was loaded from OUT->text as LABEL: point its origins at FILE. */
 int nj_remap_origins(struct policy *p, const char *label, const char *file,

@@ -3,10 +3,11 @@
  *
  * parse (the policy language's parser: both are protobuf text) -> check
  * against nsjail's schema (schema.c) -> translate into lines and notes
- * (translate.c, mounts.c, kafel.c) -> write the policy text -> load it
- * with the real loader.  A line the loader refuses (sbx's mount rules are
- * stricter than nsjail's) becomes a note with the loader's reason and the
- * text is written again, so what comes out always loads.
+ * (translate.c, limits.c, mounts.c, kafel.c) -> write the policy text
+ * (emit.c) -> load it with the real loader.  A line the loader refuses
+ * (sbx's mount rules are stricter than nsjail's) becomes a note with the
+ * loader's reason and the text is written again, so what comes out always
+ * loads.
  */
 #include "import/internal.h"
 
@@ -22,154 +23,6 @@
 static int oom(struct sbx_err *err)
 {
 	return err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
-}
-
-/* ---- writing the text ------------------------------------------------ */
-
-static void write_where(FILE *out, const struct nj_item *it)
-{
-	policy_write_comment_text(out, it->at.file);
-	if (it->at.line > 0)
-		fprintf(out, ":%d:%d", it->at.line, it->at.col);
-}
-
-/* "  line  # FILE:12: comment" or "  line  # nsjail default: comment". */
-static void write_line(FILE *out, struct nj_item *it, const char *indent, int *lineno)
-{
-	fprintf(out, "%s%s  # ", indent, it->line);
-	if (it->at.line > 0) {
-		policy_write_comment_text(out, it->at.file);
-		fprintf(out, ":%d", it->at.line);
-	} else {
-		fputs("nsjail default", out);
-	}
-	if (it->comment) {
-		fputs(": ", out);
-		policy_write_comment_text(out, it->comment);
-	}
-	fputc('\n', out);
-	it->out_line = (*lineno)++;
-}
-
-static void write_sect(FILE *out, struct nj_xlate *x, enum nj_sect s, const char *open,
-		       int *lineno)
-{
-	const char *indent = open ? "  " : "";
-
-	if (open) {
-		fprintf(out, "%s {\n", open);
-		(*lineno)++;
-	}
-	/* the fixed lines (default_action, ...) head their block */
-	for (int fixed = 1; fixed >= 0; fixed--)
-		for (size_t i = 0; i < x->n; i++)
-			if (x->v[i].sect == s && x->v[i].line && !x->v[i].dropped &&
-			    x->v[i].fixed == fixed)
-				write_line(out, &x->v[i], indent, lineno);
-	if (open) {
-		fputs("}\n", out);
-		(*lineno)++;
-	}
-}
-
-static bool is_note(const struct nj_item *it)
-{
-	return !it->line || it->dropped;
-}
-
-/* Notes in file order (the defaults, line 0, first); stable. */
-static int note_order(const void *a, const void *b)
-{
-	const struct nj_item *x = *(const struct nj_item *const *)a;
-	const struct nj_item *y = *(const struct nj_item *const *)b;
-
-	if (x->at.line != y->at.line)
-		return x->at.line < y->at.line ? -1 : 1;
-	if (x->at.col != y->at.col)
-		return x->at.col < y->at.col ? -1 : 1;
-	return x < y ? -1 : x > y;
-}
-
-/* The notes of X in file order, malloc'd; *N of them. */
-static const struct nj_item **sorted_notes(const struct nj_xlate *x, size_t *n)
-{
-	const struct nj_item **v = malloc((x->n + 1) * sizeof(*v));
-
-	*n = 0;
-	if (!v)
-		return NULL;
-	for (size_t i = 0; i < x->n; i++)
-		if (is_note(&x->v[i]))
-			v[(*n)++] = &x->v[i];
-	qsort(v, *n, sizeof(*v), note_order);
-	return v;
-}
-
-static void write_notes(FILE *out, const struct nj_xlate *x)
-{
-	size_t n = 0;
-	const struct nj_item **notes = sorted_notes(x, &n);
-
-	if (n > 0)
-		fprintf(out, "\n# ---- not translated (%zu): what nsjail did and sbx does "
-			"instead ----\n", n);
-	for (size_t i = 0; i < n; i++) {
-		const struct nj_item *it = notes[i];
-
-		fputs("# ", out);
-		write_where(out, it);
-		fputs(": ", out);
-		if (it->dropped) {
-			fputs("sbx refuses `", out);
-			policy_write_comment_text(out, it->line);
-			fputs("`: ", out);
-		}
-		policy_write_comment_text(out, it->comment ? it->comment : "");
-		fputc('\n', out);
-	}
-	free(notes);
-}
-
-static void write_header(FILE *out, const struct nj_xlate *x, int *lineno)
-{
-	fputs("# sbx policy translated by `sbx import nsjail` from ", out);
-	policy_write_comment_text(out, x->file);
-	fputs(" (nsjail.NsJailConfig).\n"
-	      "# Each line names the nsjail field it came from (FILE:LINE), or says it is\n"
-	      "# nsjail's default; what sbx does not do as nsjail would is listed at the end.\n",
-	      out);
-	*lineno += 3;
-	if (!x->argv)
-		return;
-	fputs("# command (exec_bin), run when `sbx run -p nsjail:FILE` gets no COMMAND:", out);
-	for (char **a = x->argv; *a; a++) {
-		fputc(' ', out);
-		policy_write_string(out, *a);
-	}
-	fputc('\n', out);
-	(*lineno)++;
-}
-
-static int write_text(struct nj_xlate *x, char **text, size_t *len)
-{
-	FILE *out = open_memstream(text, len);
-	int lineno = 1;
-
-	if (!out)
-		return oom(x->err);
-	write_header(out, x, &lineno);
-	write_sect(out, x, SECT_TOP, NULL, &lineno);
-	write_sect(out, x, SECT_LIMITS, "limits", &lineno);
-	write_sect(out, x, SECT_MOUNTS, NULL, &lineno);
-	write_sect(out, x, SECT_ENV, NULL, &lineno);
-	write_sect(out, x, SECT_SECCOMP, "seccomp", &lineno);
-	write_notes(out, x);
-	if (fclose(out) != 0) {
-		free(*text);
-		*text = NULL;
-		return oom(x->err);
-	}
-	return 0;
 }
 
 /* ---- load-check: what comes out loads -------------------------------- */
@@ -225,7 +78,7 @@ static int load_check(struct nj_xlate *x, const char *label, char **text, size_t
 		struct nj_item *it;
 		const char *reason = NULL;
 
-		if (write_text(x, text, len) < 0)
+		if (nj_write_text(x, text, len) < 0)
 			return -1;
 		if (policy_load_text(label, *text, *len, &p, &e) == 0) {
 			policy_free(&p);
@@ -264,7 +117,7 @@ static void xlate_free(struct nj_xlate *x)
 static int collect_notes(const struct nj_xlate *x, struct import_result *out)
 {
 	size_t n = 0;
-	const struct nj_item **notes = sorted_notes(x, &n);
+	const struct nj_item **notes = nj_sorted_notes(x, &n);
 
 	out->notes = notes ? calloc(n + 1, sizeof(*out->notes)) : NULL;
 	for (size_t i = 0; out->notes && i < n; i++) {
