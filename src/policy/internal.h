@@ -3,8 +3,8 @@
  *
  *   values.c  one typed, validated value out of a tree node (every check
  *             the language makes on a single value lives there)
- *   schema.c  a parsed file applied on top of a struct policy (its mount
- *             entries by schema_mount.c, env and lists by schema_strings.c)
+ *   schema.c  a parsed file applied on top of a struct policy: scalars,
+ *             limits, lists, mounts, seccomp and lang
  *   load.c    files, built-ins and includes
  *   set.c     --set FIELD=VALUE
  *   policy.c  defaults, limits tables, interning, freeing, comparing
@@ -79,33 +79,6 @@ void file_state_free(struct file_state *fs);
 /* Apply every field of T except include to P. */
 int schema_apply(struct policy *p, const struct ptree *t, struct file_state *fs,
 		 struct sbx_err *err);
-
-/* schema.c, for schema_mount.c and schema_strings.c: the mount block's
- * field names; once_per_file for KIND 'NAME' (a mount dst, an env NAME);
- * the items of a repeated field (a [list] or the single value). */
-#define NAMES(a) (a), sizeof(a) / sizeof((a)[0])
-extern const char *const mount_names[7];
-int once_named(struct file_state *fs, const char *kind, const char *name, size_t name_len,
-	       const struct ppos *at, struct sbx_err *err);
-const struct pvalue *items_of(const struct pvalue *v, size_t *n);
-
-/* schema_mount.c: apply every entry of the repeated field 'mount' F. */
-int apply_mounts(struct policy *p, const struct pfield *f, struct file_state *fs,
-		 struct sbx_err *err);
-
-/* schema_strings.c: convert each item of F with CONV (PATH names the field)
- * and add it to L: appended (LM_LIST), once (LM_SET), or replacing by NAME
- * (LM_ENV, into p->env).  The conv_* adapt the val_* of env and extensions. */
-typedef int (*item_conv)(const struct pvalue *v, const char *field, char **out,
-			 struct sbx_err *err);
-enum list_mode { LM_LIST, LM_SET, LM_ENV };
-int apply_strings(struct policy *p, struct strlist *l, enum list_mode mode, item_conv conv,
-		  const char *path, const struct pfield *f, struct file_state *fs,
-		  struct sbx_err *err);
-int conv_env(const struct pvalue *v, const char *field, char **out, struct sbx_err *err);
-int conv_env_name(const struct pvalue *v, const char *field, char **out,
-		  struct sbx_err *err);
-int conv_ext(const struct pvalue *v, const char *field, char **out, struct sbx_err *err);
 
 /* policy.c */
 void policy_init(struct policy *p);

@@ -8,22 +8,23 @@
  * file a scalar, an env NAME or a mount dst may appear only once: a second
  * one is almost always a copy-paste slip that would silently win.
  *
- * This file: the names of the language, the per-file bookkeeping, scalars,
- * limits, seccomp, lang and the top level; mount entries are applied by
- * schema_mount.c, the repeated strings (env, sets, lists) by
- * schema_strings.c.
- */
-#include "base/cleanup.h"
+ * In order: the names of the language, the per-file bookkeeping, the
+ * shapes of a field, scalars, limits, the repeated strings, mount
+ * entries, seccomp and lang, and the top level.
+ */#include "base/cleanup.h"
 #include "policy/internal.h"
 
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 const char *const net_names[3] = { "NONE", "LOOPBACK", "HOST" };
 const char *const action_names[3] = { "ALLOW", "ERRNO", "KILL" };
 const char *const mount_type_names[5] = { "BIND", "TMPFS", "PROC", "DEV", "SYMLINK" };
+
+#define NAMES(a) (a), sizeof(a) / sizeof((a)[0])
 
 #define PS(field) offsetof(struct policy, field)
 const struct scalar_desc policy_scalars[] = {
@@ -49,7 +50,7 @@ static const char *const top_names[] = {
 	"network", "sealed", "limits", "max_limits", "mount", "env", "env_keep",
 	"seccomp", "lang",
 };
-const char *const mount_names[7] = {
+static const char *const mount_names[7] = {
 	"dst", "src", "type", "rw", "size_mb", "optional", "noexec",
 };
 static const char *const seccomp_names[] = {
@@ -109,7 +110,7 @@ static int once_per_file(struct file_state *fs, const char *key, const char *wha
 }
 
 /* once_per_file for KIND 'NAME' (a mount dst, an env NAME). */
-int once_named(struct file_state *fs, const char *kind, const char *name, size_t name_len,
+static int once_named(struct file_state *fs, const char *kind, const char *name, size_t name_len,
 	       const struct ppos *at, struct sbx_err *err)
 {
 	char *key cleanup_free = NULL, *what cleanup_free = NULL;
@@ -152,7 +153,7 @@ static int need_single(const struct pfield *f, const char *path, struct sbx_err 
 }
 
 /* The items of a repeated field: a [list] or the single value. */
-const struct pvalue *items_of(const struct pvalue *v, size_t *n)
+static const struct pvalue *items_of(const struct pvalue *v, size_t *n)
 {
 	if (v->kind == PV_LIST) {
 		*n = v->nitems;
@@ -275,6 +276,278 @@ static int apply_limits(struct limits *l, const char *path, const struct pfield 
 			return -1;
 		l->v[id] = v;
 		l->at[id] = origin_at(&f->at);
+	}
+	return 0;
+}
+
+/* ---- repeated strings ----
+ *
+ * In one of three modes: a list appends (lang lists), a set keeps the
+ * first of equal entries (env_keep, seccomp allow/deny), env replaces by
+ * NAME.  Every list is bounded (POLICY_MAX_ENTRIES).
+ */
+
+/* One item converted and checked; the conv_* adapt the val_* of env and
+ * extensions to it. */
+typedef int (*item_conv)(const struct pvalue *v, const char *field, char **out,
+			 struct sbx_err *err);
+enum list_mode { LM_LIST, LM_SET, LM_ENV };
+
+static int conv_env(const struct pvalue *v, const char *field, char **out,
+		    struct sbx_err *err)
+{
+	return val_env(v, out, err);
+}
+
+static int conv_env_name(const struct pvalue *v, const char *field, char **out,
+			 struct sbx_err *err)
+{
+	return val_env_name(v, out, err);
+}
+
+static int conv_ext(const struct pvalue *v, const char *field, char **out,
+		    struct sbx_err *err)
+{
+	return val_extension(v, out, err);
+}
+
+static ssize_t strlist_find(const struct strlist *l, const char *s)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->v[i], s) == 0)
+			return (ssize_t)i;
+	return -1;
+}
+
+/* The entry of env whose NAME (the text up to '=') matches S's. */
+static ssize_t env_find(const struct strlist *l, const char *s, size_t name_len)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strncmp(l->v[i], s, name_len) == 0 && l->v[i][name_len] == '=')
+			return (ssize_t)i;
+	return -1;
+}
+
+/* env: one NAME per file; a later file's NAME replaces the earlier value. */
+static int env_add(struct policy *p, char *s, const struct ppos *at, struct file_state *fs,
+		   struct sbx_err *err)
+{
+	size_t name_len = strcspn(s, "=");
+	struct origin o = origin_at(at);
+	ssize_t i;
+
+	if (once_named(fs, "env variable", s, name_len, at, err) < 0)
+		return -1;
+	i = env_find(&p->env, s, name_len);
+	if (i >= 0) {
+		free(p->env.v[i]);
+		p->env.v[i] = s;
+		p->env.at[i] = o;
+		return 0;
+	}
+	if (strlist_push(&p->env, s, &o) < 0)
+		return err_set(err, ERR_INTERNAL, 0, "out of memory");
+	free(s);
+	return 0;
+}
+
+/* A set: an entry already present keeps its place and first origin. */
+static int set_add(struct strlist *l, char *s, const struct ppos *at, struct sbx_err *err)
+{
+	struct origin o = origin_at(at);
+	int rc = 0;
+
+	if (strlist_find(l, s) < 0 && strlist_push(l, s, &o) < 0)
+		rc = err_set(err, ERR_INTERNAL, 0, "out of memory");
+	free(s);
+	return rc;
+}
+
+static int list_add(struct strlist *l, char *s, const struct ppos *at, struct sbx_err *err)
+{
+	struct origin o = origin_at(at);
+	int rc = strlist_push(l, s, &o);
+
+	free(s);
+	return rc < 0 ? err_set(err, ERR_INTERNAL, 0, "out of memory") : 0;
+}
+
+/* Each item of F converted with CONV (PATH names the field), then added to
+ * L: appended (LM_LIST), once (LM_SET), or replacing by NAME (LM_ENV, into
+ * p->env). */
+static int apply_strings(struct policy *p, struct strlist *l, enum list_mode mode,
+			 item_conv conv, const char *path, const struct pfield *f,
+			 struct file_state *fs, struct sbx_err *err)
+{
+	size_t n;
+	const struct pvalue *items = items_of(&f->value, &n);
+
+	for (size_t i = 0; i < n; i++) {
+		char *s = NULL;
+		int rc;
+
+		/* bounded: merging is quadratic, and a 1 MiB list must not take minutes */
+		if (l->n >= POLICY_MAX_ENTRIES)
+			return perr(err, &items[i].at, "too many '%s' entries (at most %d)", path,
+				    POLICY_MAX_ENTRIES);
+		if (conv(&items[i], path, &s, err) < 0)
+			return -1;
+		if (mode == LM_ENV)
+			rc = env_add(p, s, &items[i].at, fs, err);
+		else if (mode == LM_SET)
+			rc = set_add(l, s, &items[i].at, err);
+		else
+			rc = list_add(l, s, &items[i].at, err);
+		if (rc < 0) {
+			if (mode == LM_ENV)
+				free(s);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* ---- mount entries ----
+ *
+ * Each field checked and converted, the entry checked as a whole (type,
+ * dst, src by type), then merged: a mount replaces an earlier one with
+ * the same dst (how a file overrides what it includes), and a dst may
+ * appear only once per file.
+ */
+
+struct mount_fields {
+	struct mount_entry m;
+	const struct pfield *f[7]; /* per mount_names[] entry, once set */
+};
+
+static int mount_field(struct mount_fields *mf, const struct pfield *f, struct sbx_err *err)
+{
+	const struct pvalue *v = &f->value;
+	int idx = -1, e;
+
+	for (size_t i = 0; i < sizeof(mount_names) / sizeof(mount_names[0]); i++)
+		if (strcmp(mount_names[i], f->name) == 0)
+			idx = (int)i;
+	if (idx < 0)
+		return unknown_field(err, &f->at, f->name, "mount", NAMES(mount_names));
+	if (mf->f[idx])
+		return perr(err, &f->at, "duplicate field '%s' in 'mount' (first set at %s:%d:%d)",
+			    f->name, mf->f[idx]->at.file, mf->f[idx]->at.line, mf->f[idx]->at.col);
+	mf->f[idx] = f;
+	switch (idx) {
+	case 0: return val_path(v, "mount.dst", &mf->m.dst, err);
+	case 1: return val_string(v, "mount.src", &mf->m.src, err);
+	case 2:
+		if (val_enum(v, "mount.type", NAMES(mount_type_names), &e, err) < 0)
+			return -1;
+		mf->m.type = (enum mount_type)e;
+		return 0;
+	case 3: return val_bool(v, "mount.rw", &mf->m.rw, err);
+	case 4: return val_uint(v, "mount.size_mb", 1, limit_max[LIM_MEMORY_MB],
+				&mf->m.size_mb, err);
+	case 5: return val_bool(v, "mount.optional", &mf->m.optional, err);
+	default: return val_bool(v, "mount.noexec", &mf->m.noexec, err);
+	}
+}
+
+static int mount_check_src(const struct mount_fields *mf, const struct ppos *at,
+			   struct sbx_err *err)
+{
+	const struct mount_entry *m = &mf->m;
+	const char *type = mount_type_names[m->type], *why;
+
+	if (m->type == MNT_BIND || m->type == MNT_SYMLINK) {
+		if (!m->src || !m->src[0])
+			return perr(err, at, "'mount' of type %s needs a non-empty 'src'%s", type,
+				    m->type == MNT_BIND ? " (the host path)" : " (the link target)");
+		if (m->type == MNT_BIND && (why = path_problem(m->src)) != NULL)
+			return perr(err, &mf->f[1]->value.at, "'mount.src' %s, got \"%.200s\"", why, m->src);
+		return 0;
+	}
+	if (m->src)
+		return perr(err, &mf->f[1]->value.at, "'src' is not used by %s mounts", type);
+	return 0;
+}
+
+static int mount_check(const struct mount_fields *mf, const struct ppos *at,
+		       struct sbx_err *err)
+{
+	const struct mount_entry *m = &mf->m;
+
+	if (!mf->f[2])
+		return perr(err, at, "'mount' needs a 'type' (BIND, TMPFS, PROC, DEV or SYMLINK)");
+	if (!m->dst)
+		return perr(err, at, "'mount' needs a 'dst' (an absolute path inside the jail)");
+	/* the root is always a fresh tmpfs; a mount on it would expose or hide everything */
+	if (strcmp(m->dst, "/") == 0)
+		return perr(err, &mf->f[0]->value.at, "'mount.dst' must not be \"/\" (the root is always a fresh tmpfs)");
+	/* DEV's size_mb promised a /dev/shm it never made: refused, not ignored */
+	if (m->size_mb && m->type == MNT_DEV)
+		return perr(err, &mf->f[4]->at, "'size_mb' is only for TMPFS mounts: /dev/shm "
+			    "is a mount of its own (mount { dst: \"%s/shm\" type: TMPFS "
+			    "size_mb: N rw: true })", m->dst);
+	if (m->size_mb && m->type != MNT_TMPFS)
+		return perr(err, &mf->f[4]->at, "'size_mb' is only for TMPFS mounts");
+	return mount_check_src(mf, at, err);
+}
+
+/* Replace the entry with the same dst (the override mechanism) or append. */
+static int mount_merge(struct policy *p, struct mount_entry *m, struct sbx_err *err)
+{
+	struct mount_entry *v;
+
+	for (size_t i = 0; i < p->nmounts; i++) {
+		if (strcmp(p->mounts[i].dst, m->dst) == 0) {
+			free(p->mounts[i].dst);
+			free(p->mounts[i].src);
+			p->mounts[i] = *m;
+			return 0;
+		}
+	}
+	v = realloc(p->mounts, (p->nmounts + 1) * sizeof(*v));
+	if (!v)
+		return err_set(err, ERR_INTERNAL, 0, "out of memory");
+	p->mounts = v;
+	p->mounts[p->nmounts++] = *m;
+	return 0;
+}
+
+static int apply_mount(struct policy *p, const struct pvalue *v, const struct ppos *at,
+		       struct file_state *fs, struct sbx_err *err)
+{
+	struct mount_fields mf = { 0 };
+	if (v->kind != PV_MESSAGE)
+		return perr(err, &v->at, "'mount' entries are messages; write mount { ... }");
+	for (size_t i = 0; i < v->nfields; i++)
+		if (mount_field(&mf, &v->fields[i], err) < 0)
+			goto fail;
+	if (mount_check(&mf, at, err) < 0)
+		goto fail;
+	if (once_named(fs, "mount destination", mf.m.dst, strlen(mf.m.dst), &mf.f[0]->value.at,
+		       err) < 0)
+		goto fail;
+	mf.m.at = origin_at(at);
+	if (mount_merge(p, &mf.m, err) < 0)
+		goto fail;
+	return 0;
+fail:
+	free(mf.m.dst);
+	free(mf.m.src);
+	return -1;
+}
+
+static int apply_mounts(struct policy *p, const struct pfield *f, struct file_state *fs,
+			struct sbx_err *err)
+{
+	size_t n;
+	const struct pvalue *items = items_of(&f->value, &n);
+
+	for (size_t i = 0; i < n; i++) {
+		if (p->nmounts >= POLICY_MAX_ENTRIES)
+			return perr(err, &items[i].at, "too many 'mount' entries (at most %d)",
+				    POLICY_MAX_ENTRIES);
+		if (apply_mount(p, &items[i], n == 1 ? &f->at : &items[i].at, fs, err) < 0)
+			return -1;
 	}
 	return 0;
 }
