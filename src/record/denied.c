@@ -5,14 +5,8 @@
 #include "record/internal.h"
 
 #include <cjson/cJSON.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-void denied_errno_name(int err, char *buf, size_t size)
-{
-	record_name_or_number(buf, size, "", strerrorname_np(err), err);
-}
 
 static int by_count(const void *a, const void *b)
 {

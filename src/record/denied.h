@@ -33,7 +33,7 @@ struct denied_report {
 	uint64_t omitted;  /* refusals that found no free entry */
 };
 
-/* The errno's symbolic name ("EPERM"), or its number. */
+/* The errno's symbolic name ("EPERM"), or its number (names.c). */
 void denied_errno_name(int err, char *buf, size_t size);
 
 #endif

@@ -84,11 +84,6 @@ uint64_t record_applied_limit(const struct policy *p, enum limit_id id)
 	return want == LIMIT_UNLIMITED || have < want ? have : want;
 }
 
-static cJSON *value(uint64_t v)
-{
-	return v == LIMIT_UNLIMITED ? cJSON_CreateNull() : cJSON_CreateNumber((double)v);
-}
-
 bool record_add_ulimit_clamps(cJSON *arr, const struct policy *p)
 {
 	for (int id = 0; id < LIM_COUNT; id++) {
@@ -99,8 +94,8 @@ bool record_add_ulimit_clamps(cJSON *arr, const struct policy *p)
 			continue;
 		o = cJSON_CreateObject();
 		if (!o || !cJSON_AddStringToObject(o, "limit", limit_names[id]) ||
-		    !record_add(o, "requested", value(want)) ||
-		    !record_add(o, "effective", value(got)) ||
+		    !record_add(o, "requested", record_limit_value(want)) ||
+		    !record_add(o, "effective", record_limit_value(got)) ||
 		    !cJSON_AddStringToObject(o, "by", "ulimit")) {
 			cJSON_Delete(o);
 			return false;

@@ -21,7 +21,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -123,26 +122,6 @@ void result_set_error(struct result *r, const struct sbx_err *err)
 		 err->msg[0] ? err->msg : "sbx failed before the program ran");
 }
 
-void record_name_or_number(char *buf, size_t size, const char *prefix, const char *name, int n)
-{
-	if (name)
-		snprintf(buf, size, "%s%s", prefix, name);
-	else
-		snprintf(buf, size, "%s%d", prefix, n);
-}
-
-void result_signal_name(int sig, char *buf, size_t size)
-{
-	/* as kill -l and the caller's kill -s name them (glibc has no
-	 * abbreviation); 32 and 33 are glibc's own, below SIGRTMIN */
-	if (sig > SIGRTMIN && sig <= SIGRTMAX)
-		snprintf(buf, size, "SIGRTMIN+%d", sig - SIGRTMIN);
-	else if (sig == SIGRTMIN)
-		snprintf(buf, size, "SIGRTMIN");
-	else
-		record_name_or_number(buf, size, "SIG", sigabbrev_np(sig), sig);
-}
-
 void result_abort_late(struct result *r, int sig)
 {
 	char name[32], was[sizeof(r->message)];
@@ -203,21 +182,6 @@ static cJSON *measurement(double v)
 	return cJSON_CreateNumber(v / 1000.0);
 }
 
-static cJSON *limit_value(uint64_t v)
-{
-	if (v == LIMIT_UNLIMITED)
-		return cJSON_CreateNull();
-	return cJSON_CreateNumber((double)v);
-}
-
-bool record_add(cJSON *obj, const char *key, cJSON *item)
-{
-	if (!item)
-		return false;
-	cJSON_AddItemToObject(obj, key, item);
-	return true;
-}
-
 static cJSON *clamped_json(const struct policy *p)
 {
 	cJSON *arr = cJSON_CreateArray();
@@ -227,8 +191,8 @@ static cJSON *clamped_json(const struct policy *p)
 		cJSON *o = cJSON_CreateObject();
 		if (!o || (unsigned)c->id >= LIM_COUNT ||
 		    !cJSON_AddStringToObject(o, "limit", limit_names[c->id]) ||
-		    !record_add(o, "requested", limit_value(c->requested)) ||
-		    !record_add(o, "effective", limit_value(c->effective)) ||
+		    !record_add(o, "requested", record_limit_value(c->requested)) ||
+		    !record_add(o, "effective", record_limit_value(c->effective)) ||
 		    !cJSON_AddStringToObject(o, "by", "max_limits")) {
 			cJSON_Delete(o);
 			cJSON_Delete(arr);
@@ -268,7 +232,7 @@ static cJSON *limits_json(const struct result *r)
 		return cJSON_CreateNull();
 	o = cJSON_CreateObject();
 	for (int id = 0; o && id < LIM_COUNT; id++) {
-		if (!record_add(o, limit_names[id], limit_value(record_applied_limit(p, id)))) {
+		if (!record_add(o, limit_names[id], record_limit_value(record_applied_limit(p, id)))) {
 			cJSON_Delete(o);
 			return NULL;
 		}
