@@ -1,13 +1,20 @@
 /*
  * internal.h - pieces shared by the files of src/policy/ (not a public API).
  *
- *   values.c  one typed, validated value out of a tree node (every check
- *             the language makes on a single value lives there)
- *   schema.c  a parsed file applied on top of a struct policy: scalars,
- *             limits, lists, mounts, seccomp and lang
- *   load.c    files, built-ins and includes
- *   set.c     --set FIELD=VALUE
- *   policy.c  defaults, limits tables, interning, freeing, comparing
+ *   lexer.c    tokens of protocol-buffer text format, with positions
+ *   parser.c   tokens -> a tree of fields (parser.h)
+ *   values.c   one typed, validated value out of a tree node (every check
+ *              the language makes on a single value lives there)
+ *   schema.c   a parsed file applied on top of a struct policy: scalars,
+ *              limits, lists, mounts, seccomp and lang
+ *   mounts.c   the rules of a mount table, from a file or the command line
+ *   scratch.c  the scratch /tmp moved aside when a bind lands in it
+ *   load.c     files, built-ins (builtin.c) and includes
+ *   trust.c    which files sbx believes when it runs as root (trust.h)
+ *   set.c      --set FIELD=VALUE
+ *   override.c the command line's overrides (override.h)
+ *   writer.c   a policy in canonical text, with origins (sbx explain)
+ *   policy.c   defaults, limits tables, interning, freeing, comparing
  */
 #ifndef SBX_POLICY_INTERNAL_H
 #define SBX_POLICY_INTERNAL_H
