@@ -68,7 +68,7 @@ static cJSON *files_json(const struct artifacts *a)
 	return arr;
 }
 
-static cJSON *truncation_json(const struct art_scan *s)
+static cJSON *truncation_json(const struct art_truncation *s)
 {
 	cJSON *o = cJSON_CreateObject(), *reasons = cJSON_CreateObject();
 	cJSON *skipped = cJSON_CreateArray();
@@ -102,9 +102,9 @@ bool record_add_files(cJSON *o, const struct artifacts *a)
 	if (!record_add(o, "files", files_json(a)))
 		return false;
 	/* -o adds its own skips to a complete scan's (empty) truncation */
-	if (a->complete && a->after.skipped_count == 0)
+	if (a->complete && a->truncation.skipped_count == 0)
 		return true;
-	return record_add(o, "artifact_truncation", truncation_json(&a->after));
+	return record_add(o, "artifact_truncation", truncation_json(&a->truncation));
 }
 
 /* Up to NAMED paths of A's files that PICK selects, into the message. */

@@ -42,13 +42,19 @@ struct art_entry {
 	ino_t ino;
 };
 
-struct art_scan {
-	struct art_entry *v;     /* sorted by path after art_scan() */
-	size_t n, cap;
+/* What a scan could not see, or -o could not copy: the record's
+ * "artifact_truncation". */
+struct art_truncation {
 	unsigned long reasons[ART_R_COUNT];
 	unsigned long skipped_count;
 	char *skipped[ART_MAX_SKIPPED];
 	size_t nskipped;
+};
+
+struct art_scan {
+	struct art_entry *v;     /* sorted by path after art_scan() */
+	size_t n, cap;
+	struct art_truncation lost;
 	unsigned long budget;
 	const char *exclude;     /* a top-level name sbx itself writes, or NULL */
 };
@@ -73,7 +79,7 @@ struct art_file {
 struct artifacts {
 	struct art_file *v;
 	size_t n;
-	struct art_scan after;   /* keeps the truncation facts */
+	struct art_truncation truncation; /* of the scan that lost more, and -o's */
 	bool complete;           /* both scans saw everything */
 };
 
@@ -81,10 +87,11 @@ struct artifacts {
 int art_scan(int dirfd, struct art_scan *s, struct sbx_err *err);
 bool art_scan_complete(const struct art_scan *s);
 void art_scan_free(struct art_scan *s);
+void art_truncation_free(struct art_truncation *t);
 
 /* Count PATH as not seen (the scan) or not copied (-o) for reason R;
  * the first ART_MAX_SKIPPED paths are kept for the record. */
-void art_skip(struct art_scan *s, enum art_reason r, const char *path);
+void art_skip(struct art_truncation *t, enum art_reason r, const char *path);
 
 /*
  * Compare BEFORE with a new scan of DIRFD.  Files the before-scan did not

@@ -276,7 +276,7 @@ int art_copy_out(struct artifacts *a, int ws_dirfd, int out_dirfd,
 		f->copy = ART_COPY_MISSED;
 		f->copy_reason = ART_R_OUT_FAILED;
 		if (aborted || left > 0 || procstate_abort_pending()) {
-			art_skip(&a->after, ART_R_OUT_FAILED, f->path);
+			art_skip(&a->truncation, ART_R_OUT_FAILED, f->path);
 			left++;
 			continue;
 		}
@@ -287,12 +287,12 @@ int art_copy_out(struct artifacts *a, int ws_dirfd, int out_dirfd,
 		}
 		e = errno;
 		if (r == COPY_FAILED && e == EINTR && procstate_abort_pending()) {
-			art_skip(&a->after, ART_R_OUT_FAILED, f->path);
+			art_skip(&a->truncation, ART_R_OUT_FAILED, f->path);
 			left++; /* cut short: counted with the files not reached */
 			continue;
 		}
 		f->copy_reason = reason_of(r);
-		art_skip(&a->after, reason_of(r), f->path);
+		art_skip(&a->truncation, reason_of(r), f->path);
 		fprintf(stderr, "sbx: warning: --out %s: %s ", out_name, why[r]);
 		print_name(f->path);
 		if (r == COPY_FAILED)

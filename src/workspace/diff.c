@@ -42,9 +42,9 @@ static int add_file(struct artifacts *a, const struct art_entry *e,
 	return 0;
 }
 
-static int merge(struct artifacts *a, const struct art_scan *before, int64_t since_ns)
+static int merge(struct artifacts *a, const struct art_scan *before,
+		 const struct art_scan *after, int64_t since_ns)
 {
-	const struct art_scan *after = &a->after;
 	bool before_complete = art_scan_complete(before);
 	size_t i = 0, j = 0, cap = 0;
 	int rc = 0;
@@ -73,7 +73,7 @@ static int merge(struct artifacts *a, const struct art_scan *before, int64_t sin
 }
 
 /* The before-scan was the incomplete one: report its losses. */
-static void keep_truncation(struct art_scan *to, const struct art_scan *from)
+static void keep_truncation(struct art_truncation *to, const struct art_truncation *from)
 {
 	for (int i = 0; i < ART_R_COUNT; i++)
 		to->reasons[i] += from->reasons[i];
@@ -90,22 +90,31 @@ static void art_freep(struct artifacts **a)
 	art_free(*a);
 }
 
+static void art_scan_freep(struct art_scan *s)
+{
+	art_scan_free(s);
+}
+
 struct artifacts *art_diff(int dirfd, const struct art_scan *before,
 			   int64_t since_ns, struct sbx_err *err)
 {
 	struct artifacts *a __attribute__((cleanup(art_freep))) = calloc(1, sizeof(*a));
+	struct art_scan after __attribute__((cleanup(art_scan_freep))) = {
+		.exclude = before->exclude };
 
 	if (!a) {
 		err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
 		return NULL;
 	}
-	a->after.exclude = before->exclude;
-	if (art_scan(dirfd, &a->after, err) < 0)
+	if (art_scan(dirfd, &after, err) < 0)
 		return NULL;
-	a->complete = art_scan_complete(before) && art_scan_complete(&a->after);
-	if (!a->complete && art_scan_complete(&a->after))
-		keep_truncation(&a->after, before);
-	if (merge(a, before, since_ns) < 0) {
+	a->complete = art_scan_complete(before) && art_scan_complete(&after);
+	/* the record keeps the losses of the scan that had them */
+	a->truncation = after.lost;
+	after.lost.nskipped = 0; /* the paths are a's now */
+	if (!a->complete && art_scan_complete(&after))
+		keep_truncation(&a->truncation, &before->lost);
+	if (merge(a, before, &after, since_ns) < 0) {
 		err_set(err, ERR_INTERNAL, ENOMEM, "out of memory");
 		return NULL;
 	}
@@ -131,6 +140,6 @@ void art_free(struct artifacts *a)
 	for (size_t i = 0; i < a->n; i++)
 		free(a->v[i].path);
 	free(a->v);
-	art_scan_free(&a->after);
+	art_truncation_free(&a->truncation);
 	free(a);
 }

@@ -27,14 +27,21 @@ static int64_t ts_ns(struct timespec t)
 	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
-void art_skip(struct art_scan *s, enum art_reason r, const char *path)
+void art_skip(struct art_truncation *t, enum art_reason r, const char *path)
 {
 	char *p;
 
-	s->reasons[r]++;
-	s->skipped_count++;
-	if (s->nskipped < ART_MAX_SKIPPED && (p = strdup(path)))
-		s->skipped[s->nskipped++] = p;
+	t->reasons[r]++;
+	t->skipped_count++;
+	if (t->nskipped < ART_MAX_SKIPPED && (p = strdup(path)))
+		t->skipped[t->nskipped++] = p;
+}
+
+void art_truncation_free(struct art_truncation *t)
+{
+	for (size_t i = 0; i < t->nskipped; i++)
+		free(t->skipped[i]);
+	t->nskipped = 0;
 }
 
 static int push_entry(struct art_scan *s, const char *path, const struct stat *st)
@@ -75,23 +82,23 @@ static int visit(struct art_scan *s, int fd, struct walk_pos *w, const char *nam
 	int child, rc;
 
 	if (len + (len ? 1 : 0) + nlen > ART_MAX_PATH) {
-		art_skip(s, ART_R_PATH_LENGTH, w->path);
+		art_skip(&s->lost, ART_R_PATH_LENGTH, w->path);
 		return 0;
 	}
 	snprintf(w->path + len, sizeof(w->path) - len, "%s%s", len ? "/" : "", name);
 	w->len = strlen(w->path);
 	rc = 0;
 	if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-		art_skip(s, ART_R_UNREADABLE, w->path);
+		art_skip(&s->lost, ART_R_UNREADABLE, w->path);
 	} else if (!S_ISDIR(st.st_mode)) {
 		if (s->n >= ART_MAX_FILES)
-			art_skip(s, ART_R_FILE_COUNT, w->path);
+			art_skip(&s->lost, ART_R_FILE_COUNT, w->path);
 		else
 			rc = push_entry(s, w->path, &st);
 	} else if (w->depth + 1 > ART_MAX_DEPTH) {
-		art_skip(s, ART_R_DEPTH, w->path);
+		art_skip(&s->lost, ART_R_DEPTH, w->path);
 	} else if ((child = path_open_beneath(fd, name, O_RDONLY | O_DIRECTORY, 0)) < 0) {
-		art_skip(s, ART_R_UNREADABLE, w->path);
+		art_skip(&s->lost, ART_R_UNREADABLE, w->path);
 	} else {
 		w->depth++;
 		rc = walk_dir(s, child, w);
@@ -111,7 +118,7 @@ static int walk_dir(struct art_scan *s, int fd, struct walk_pos *w)
 
 	if (!d) {
 		close(fd);
-		art_skip(s, ART_R_UNREADABLE, w->len ? w->path : ".");
+		art_skip(&s->lost, ART_R_UNREADABLE, w->len ? w->path : ".");
 		return 0;
 	}
 	while (rc == 0 && (e = readdir(d))) {
@@ -121,7 +128,7 @@ static int walk_dir(struct art_scan *s, int fd, struct walk_pos *w)
 			continue; /* sbx's own build output, not the program's */
 		/* the probe budget bounds a million-entry tree */
 		if (s->budget >= ART_PROBE_BUDGET) {
-			art_skip(s, ART_R_PROBE_BUDGET, w->len ? w->path : ".");
+			art_skip(&s->lost, ART_R_PROBE_BUDGET, w->len ? w->path : ".");
 			break;
 		}
 		s->budget++;
@@ -155,16 +162,15 @@ int art_scan(int dirfd, struct art_scan *s, struct sbx_err *err)
 
 bool art_scan_complete(const struct art_scan *s)
 {
-	return s->skipped_count == 0;
+	return s->lost.skipped_count == 0;
 }
 
 void art_scan_free(struct art_scan *s)
 {
 	for (size_t i = 0; i < s->n; i++)
 		free(s->v[i].path);
-	for (size_t i = 0; i < s->nskipped; i++)
-		free(s->skipped[i]);
+	art_truncation_free(&s->lost);
 	free(s->v);
 	s->v = NULL;
-	s->n = s->cap = s->nskipped = 0;
+	s->n = s->cap = 0;
 }

@@ -144,9 +144,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	a.v = files;
 	a.n = 2;
-	a.after.skipped[0] = (char *)field(&f, 14, &bad);
-	a.after.nskipped = 1;
-	a.after.skipped_count = 1;
+	a.truncation.skipped[0] = (char *)field(&f, 14, &bad);
+	a.truncation.nskipped = 1;
+	a.truncation.skipped_count = 1;
 	r.files = &a;
 	size_t said = strlen(r.message);
 	bool noted = files[0].at_size_limit || files[1].at_size_limit ||

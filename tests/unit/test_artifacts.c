@@ -120,8 +120,8 @@ Test(artifacts, a_truncated_scan_never_invents_a_change)
 	cr_assert_eq(art_scan(ws, &before, &err), 0, "%s", err.msg);
 	put("old", "from before the run, unseen");
 	/* as if that scan had hit a bound before it reached "old" */
-	before.skipped_count = 1;
-	before.reasons[ART_R_FILE_COUNT] = 1;
+	before.lost.skipped_count = 1;
+	before.lost.reasons[ART_R_FILE_COUNT] = 1;
 	int64_t since = now_ns();
 	cr_assert_eq(unlinkat(ws, "gone", 0), 0);
 	a = art_diff(ws, &before, since, &err);
@@ -129,7 +129,7 @@ Test(artifacts, a_truncated_scan_never_invents_a_change)
 	cr_assert_not(a->complete);
 	cr_assert_eq(a->n, 0, "%s was reported as %d", a->n ? a->v[0].path : "",
 		     a->n ? (int)a->v[0].change : -1);
-	cr_assert_eq(a->after.reasons[ART_R_FILE_COUNT], 1, "the before-scan's loss is kept");
+	cr_assert_eq(a->truncation.reasons[ART_R_FILE_COUNT], 1, "the before-scan's loss is kept");
 	art_free(a);
 	art_scan_free(&before);
 }
@@ -168,8 +168,8 @@ Test(artifacts, the_record_has_files_and_truncation_only_when_something_was_miss
 	cJSON_Delete(j);
 
 	a.complete = false;
-	a.after.skipped_count = 1;
-	a.after.reasons[ART_R_DEPTH] = 1;
+	a.truncation.skipped_count = 1;
+	a.truncation.reasons[ART_R_DEPTH] = 1;
 	j = record_of(&a);
 	f = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "artifact_truncation"), "reasons");
 	cr_assert_eq(cJSON_GetObjectItem(f, "depth")->valuedouble, 1);

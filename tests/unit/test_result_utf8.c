@@ -128,9 +128,9 @@ Test(result_utf8, file_names_and_the_compile_stage_are_repaired_and_flagged)
 	char *text;
 	cJSON *j, *f;
 
-	a.after.skipped[0] = "skip\xc1";
-	a.after.nskipped = 1;
-	a.after.skipped_count = 1;
+	a.truncation.skipped[0] = "skip\xc1";
+	a.truncation.nskipped = 1;
+	a.truncation.skipped_count = 1;
 	fill(&r);
 	fill(&comp);
 	r.files = &a;
