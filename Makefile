@@ -155,7 +155,7 @@ INTEG_SRC  := $(sort $(wildcard tests/integration/*.c))
 UNIT_BIN   := $(BUILD)/tests/unit_tests
 INTEG_BIN  := $(BUILD)/tests/integration_tests
 
-.PHONY: all bpf-dump check check-deb check-engines check-layers check-comments asan deps demo install uninstall fuzz mutants bench bench-readme bench-deps clean probes test test-unit test-integration vm-deps vmcheck vm-inside arm64-deps check-arm64
+.PHONY: all bpf-dump check check-cycles check-deb check-engines check-layers check-comments asan deps demo install uninstall fuzz mutants bench bench-readme bench-deps clean probes test test-unit test-integration vm-deps vmcheck vm-inside arm64-deps check-arm64
 
 all: sbx
 
@@ -246,7 +246,12 @@ check-comments:
 	sh tools/check-comments.sh --self-test
 	sh tools/check-comments.sh
 
-check: check-layers check-comments $(SBX) test-unit test-integration
+# no two files of one src/ folder call each other, directly or round
+# a circle: read from the symbols of the objects just built
+check-cycles: $(SBX)
+	python3 tools/file-cycles.py $(BUILD)
+
+check: check-layers check-comments check-cycles $(SBX) test-unit test-integration
 
 # The shipped engine examples, run as written; needs root (not in check:
 # it installs packages and starts daemons).
