@@ -361,10 +361,29 @@ static void start_on_locked_tty(struct stalled_run *r, bool no_queue)
 	cr_assert_eq(setrlimit(RLIMIT_SIGPENDING, &saved), 0);
 }
 
+/* Until PID is stopped (state T in /proc/PID/stat); false after 10 s. */
+static bool wait_stopped(pid_t pid)
+{
+	char path[64], state = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	for (int i = 0; i < 10000 && state != 'T'; i++) {
+		FILE *f = fopen(path, "re");
+
+		if (!f || fscanf(f, "%*d %*s %c", &state) != 1)
+			state = 0;
+		if (f)
+			fclose(f);
+		if (state != 'T')
+			usleep(1000);
+	}
+	return state == 'T';
+}
+
 /* Read R's tty 1 KiB every 2 ms, so sbx's writes fill it and wait on its
  * reader, until sbx and the jail close it; the count read into GOT.  Once
  * ALARM_AT bytes came (0: never), sbx gets a SIGALRM; with STOPPED, while
- * it is stopped, 50 ms after SIGSTOP (Ctrl-Z, kill -ALRM, fg). */
+ * it is stopped by SIGSTOP (Ctrl-Z, kill -ALRM, fg). */
 static size_t read_tty_slowly(struct stalled_run *r, char *got, size_t cap, size_t alarm_at,
 			      bool stopped)
 {
@@ -384,13 +403,12 @@ static size_t read_tty_slowly(struct stalled_run *r, char *got, size_t cap, size
 		if (alarm_at > 0 && len >= alarm_at && !sent) {
 			if (stopped) {
 				kill(r->pid, SIGSTOP);
-				usleep(50 * 1000);
+				cr_assert(wait_stopped(r->pid), "sbx never stopped on SIGSTOP");
 			}
+			/* while stopped, it is pending when sbx goes on */
 			kill(r->pid, SIGALRM);
-			if (stopped) {
-				usleep(10 * 1000);
+			if (stopped)
 				kill(r->pid, SIGCONT);
-			}
 			sent = true;
 		}
 		usleep(2000);
