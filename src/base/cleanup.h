@@ -1,5 +1,6 @@
 /*
- * cleanup.h - scoped release of fds, memory and streams, as bubblewrap's
+ * cleanup.h - scoped release of fds, memory, streams and directory
+ * streams, as bubblewrap's
  * and systemd's cleanup attributes do: declare `int fd cleanup_fd = -1;`,
  * return early on any error, and steal_fd() what is handed over.  Not for
  * code that runs after vfork in the parent's memory.
@@ -7,6 +8,7 @@
 #ifndef SBX_CLEANUP_H
 #define SBX_CLEANUP_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,9 +37,19 @@ static inline void cleanup_file_fn(FILE **f)
 	errno = e;
 }
 
+static inline void cleanup_dir_fn(DIR **d)
+{
+	int e = errno;
+
+	if (*d)
+		closedir(*d);
+	errno = e;
+}
+
 #define cleanup_fd __attribute__((cleanup(cleanup_fd_fn)))
 #define cleanup_free __attribute__((cleanup(cleanup_free_fn)))
 #define cleanup_file __attribute__((cleanup(cleanup_file_fn)))
+#define cleanup_dir __attribute__((cleanup(cleanup_dir_fn)))
 
 /* *FD, which the cleanup then leaves open. */
 static inline int steal_fd(int *fd)

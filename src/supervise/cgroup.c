@@ -15,6 +15,7 @@
  * next run that makes a cgroup in the same parent reclaims it.
  */
 #include "supervise/cgroup.h"
+#include "base/cleanup.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -64,7 +65,7 @@ static ssize_t read_at(const char *dir, const char *name, char *buf, size_t size
 {
 	char path[PATH_MAX + 64];
 	ssize_t n, total = 0;
-	int fd;
+	int fd cleanup_fd = -1;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
@@ -72,7 +73,6 @@ static ssize_t read_at(const char *dir, const char *name, char *buf, size_t size
 		return -1;
 	while ((size_t)total < size - 1 && (n = read(fd, buf + total, size - 1 - total)) > 0)
 		total += n;
-	close(fd);
 	buf[total] = '\0';
 	return total;
 }
@@ -81,18 +81,13 @@ static int write_at(const char *dir, const char *name, const char *text)
 {
 	char path[PATH_MAX + 64];
 	size_t len = strlen(text);
-	int fd, rc = 0, e;
+	int fd cleanup_fd = -1;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return -1;
-	if (write(fd, text, len) != (ssize_t)len)
-		rc = -1;
-	e = errno;
-	close(fd);
-	errno = e;
-	return rc;
+	return write(fd, text, len) == (ssize_t)len ? 0 : -1; /* errno kept by the close */
 }
 
 static int key_of(const char *dir, const char *file, const char *key, uint64_t *v)
@@ -296,7 +291,7 @@ static int claim_own(struct cgroup_run *cg, const char *dir)
  */
 static void reclaim(const char *parent)
 {
-	DIR *d = opendir(parent);
+	DIR *d cleanup_dir = opendir(parent);
 	struct dirent *e;
 	char path[PATH_MAX];
 
@@ -305,19 +300,15 @@ static void reclaim(const char *parent)
 	while ((e = readdir(d))) {
 		if (cgfile_run_owner(e->d_name) < 0)
 			continue;
-		int fd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		int fd cleanup_fd = openat(dirfd(d), e->d_name,
+					   O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 		/* held (or unknowable): a live run, someone else's to end */
 		if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) != 0 ||
-		    (size_t)snprintf(path, sizeof(path), "%s/%s", parent, e->d_name) >= sizeof(path)) {
-			if (fd >= 0)
-				close(fd);
+		    (size_t)snprintf(path, sizeof(path), "%s/%s", parent, e->d_name) >= sizeof(path))
 			continue;
-		}
 		(void)write_at(path, "cgroup.kill", "1");
 		(void)rmdir(path); /* still populated: the next run tries again */
-		close(fd);
 	}
-	closedir(d);
 }
 
 /* Write the policy's limits into the new cgroup DIR. */
@@ -386,7 +377,7 @@ static int create_run(struct cgroup_run *cg, const char *parent, const struct po
 
 static int make_run(struct cgroup_run *cg, const char *parent, const struct policy *p)
 {
-	int parent_fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc;
+	int parent_fd cleanup_fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	/* between mkdir and flock a new run cgroup is unlocked: the parent's
 	 * lock keeps every reclaim out of that window (it is held for a few
@@ -394,14 +385,10 @@ static int make_run(struct cgroup_run *cg, const char *parent, const struct poli
 	if (parent_fd < 0 || flock(parent_fd, LOCK_EX) != 0) {
 		snprintf(cg->why, sizeof(cg->why), "cannot lock %.200s: %.200s", parent,
 			 strerror(errno));
-		if (parent_fd >= 0)
-			close(parent_fd);
 		return -1;
 	}
 	reclaim(parent);
-	rc = create_run(cg, parent, p);
-	close(parent_fd);
-	return rc;
+	return create_run(cg, parent, p);
 }
 
 /* The parent a run would use without --cgroup-parent; -1 with WHY. */
@@ -552,7 +539,7 @@ static bool wait_empty(const char *dir)
 	char path[PATH_MAX + 32];
 	int64_t end = now_ms() + EMPTY_WAIT_MS;
 	uint64_t populated = 1;
-	int fd;
+	int fd cleanup_fd = -1;
 
 	snprintf(path, sizeof(path), "%s/cgroup.events", dir);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -563,7 +550,6 @@ static bool wait_empty(const char *dir)
 		struct pollfd pfd = { .fd = fd, .events = POLLPRI };
 		(void)poll(&pfd, 1, 50);
 	}
-	close(fd);
 	return populated == 0;
 }
 
@@ -652,11 +638,9 @@ static void retitle(void)
 	static const char title[] = "sbx: run cgroup watchdog";
 	char buf[2048], *p, *save = NULL;
 	unsigned long start = 0, end = 0;
-	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC), field = 2;
+	int fd cleanup_fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC), field = 2;
 	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
 
-	if (fd >= 0)
-		close(fd);
 	if (n <= 0)
 		return;
 	buf[n] = '\0';
@@ -709,17 +693,15 @@ static void cgwatch_start(struct cgroup_run *cg)
 	cg->watch_pid = 0;
 	if (pipe2(p, O_CLOEXEC) != 0)
 		return; /* the next run in this parent reclaims what sbx's death leaves */
+	int rfd cleanup_fd = p[0], wfd cleanup_fd = p[1];
 	pid = fork();
 	if (pid == 0) {
-		close(p[1]);
-		watch(cg, p[0]);
+		close(steal_fd(&wfd));
+		watch(cg, steal_fd(&rfd));
 	}
-	close(p[0]);
-	if (pid < 0) {
-		close(p[1]);
+	if (pid < 0)
 		return;
-	}
-	cg->watch_fd = p[1];
+	cg->watch_fd = steal_fd(&wfd);
 	cg->watch_pid = pid;
 }
 

@@ -31,6 +31,7 @@
  * cputree_mem.c's.
  */
 #include "supervise/cputree.h"
+#include "base/cleanup.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -169,16 +170,17 @@ static bool in_tree(struct cputree *t, struct cpu_proc *p)
 /* A directory stream of DIRFD: the jail's /proc's is kept for every scan. */
 static DIR *open_dir(struct cputree *t, int dirfd)
 {
-	int fd;
+	int fd cleanup_fd = -1;
 	DIR *dir;
 
 	if (dirfd == t->proc_fd && t->dir)
 		return t->dir;
 	fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
 	dir = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!dir && fd >= 0)
-		close(fd);
-	if (dir && dirfd == t->proc_fd)
+	if (!dir)
+		return NULL;
+	steal_fd(&fd); /* the stream's now */
+	if (dirfd == t->proc_fd)
 		t->dir = dir;
 	return dir;
 }
@@ -366,13 +368,13 @@ int64_t cputree_sample_ms(struct cputree *t)
 	struct cpu_proc *swap_v;
 	size_t swap_n, init = 0;
 	bool saw_init = false;
-	int dirfd = t->proc_fd;
+	int dirfd = t->proc_fd, host_proc cleanup_fd = -1;
 	pid_t init_pid = t->proc_fd >= 0 ? 1 : t->init_pid; /* the jail's /proc: pid 1 */
 	int rc;
 
 	if (t->init_pid <= 0)
 		return -1;
-	if (dirfd < 0 && (dirfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+	if (dirfd < 0 && (dirfd = host_proc = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return -1;
 	/* this sample goes into the older buffer; the last one becomes prev */
 	swap_v = t->prev, swap_n = t->pcap;
@@ -398,8 +400,6 @@ int64_t cputree_sample_ms(struct cputree *t)
 		t->prev = swap_v, t->pcap = swap_n, t->pn = 0;
 		rc = -1;
 	}
-	if (dirfd != t->proc_fd)
-		close(dirfd);
 	return rc == 0 ? total_ms(t) : -1;
 }
 

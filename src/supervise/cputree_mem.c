@@ -8,6 +8,7 @@
  * tables once their mappings could take the total past the limit).
  */
 #include "supervise/cputree.h"
+#include "base/cleanup.h"
 #include "supervise/sockmem.h"
 
 #include <errno.h>
@@ -23,19 +24,16 @@
 void cputree_use_tmpfs(struct cputree *t, int fd)
 {
 	struct stat st, other;
+	int held cleanup_fd = fd;
 
-	for (size_t i = 0; fstat(fd, &st) == 0 && i < t->ntmpfs; i++) {
+	for (size_t i = 0; fstat(held, &st) == 0 && i < t->ntmpfs; i++) {
 		/* one file system counted once, however often it is mounted */
-		if (fstat(t->tmpfs_fd[i], &other) == 0 && other.st_dev == st.st_dev) {
-			close(fd);
+		if (fstat(t->tmpfs_fd[i], &other) == 0 && other.st_dev == st.st_dev)
 			return;
-		}
 	}
-	if (t->ntmpfs == CPUTREE_MAX_TMPFS) {
-		close(fd);
+	if (t->ntmpfs == CPUTREE_MAX_TMPFS)
 		return;
-	}
-	t->tmpfs_fd[t->ntmpfs++] = fd;
+	t->tmpfs_fd[t->ntmpfs++] = steal_fd(&held);
 }
 
 /* KiB in use in the jail's tmpfs mounts: their files live in RAM (or swap). */
@@ -119,7 +117,7 @@ static int64_t proc_kib(int dirfd, pid_t pid, pid_t tid, const char *file, const
 	char path[64], text[4096];
 	long long kib = -1;
 	ssize_t n;
-	int fd;
+	int fd cleanup_fd = -1;
 
 	if (tid > 0 && tid != pid)
 		snprintf(path, sizeof(path), "%d/task/%d/%s", (int)pid, (int)tid, file);
@@ -129,7 +127,6 @@ static int64_t proc_kib(int dirfd, pid_t pid, pid_t tid, const char *file, const
 	if (fd < 0)
 		return -1;
 	n = read(fd, text, sizeof(text) - 1);
-	close(fd);
 	if (n <= 0) {
 		errno = n == 0 ? ESRCH : errno; /* an exiting process reads empty */
 		return -1;

@@ -5,6 +5,7 @@
  * The /proc is the jail's own or the host's (cputree.c says which).
  */
 #include "supervise/cputree.h"
+#include "base/cleanup.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -48,14 +49,12 @@ int cputree_parse_stat(const char *text, struct cpu_proc *out)
 /* File PATH under DIRFD into TEXT (NUL-terminated); -1 if gone. */
 static int read_path(int dirfd, const char *path, char *text, size_t size)
 {
+	int fd cleanup_fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
 	ssize_t n;
-	int fd;
 
-	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1; /* vanished */
 	n = read(fd, text, size - 1);
-	close(fd);
 	if (n <= 0)
 		return -1;
 	text[n] = '\0';
@@ -82,17 +81,15 @@ static void live_thread_memory(int dirfd, struct cpu_proc *out)
 	char path[64], text[1024];
 	struct cpu_proc th;
 	struct dirent *d;
-	int fd;
-	DIR *dir;
+	int fd cleanup_fd = -1;
+	DIR *dir cleanup_dir = NULL;
 
 	snprintf(path, sizeof(path), "%d/task", (int)out->pid);
 	fd = openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	dir = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!dir) {
-		if (fd >= 0)
-			close(fd);
+	if (!dir)
 		return;
-	}
+	steal_fd(&fd); /* the stream's now */
 	while ((d = readdir(dir)) != NULL) {
 		pid_t tid = (pid_t)atoi(d->d_name);
 
@@ -107,7 +104,6 @@ static void live_thread_memory(int dirfd, struct cpu_proc *out)
 			break;
 		}
 	}
-	closedir(dir);
 }
 
 /* Fresh text of an fd kept open (seq_file regenerates at offset 0). */

@@ -69,21 +69,19 @@ int notify_adopt(struct notifier *n, int fd, const struct sock_fprog *policy,
 		 const struct sock_fprog *learn)
 {
 	uint64_t id = 0;
+	int held cleanup_fd = fd;
 
 	/* only one, and only a seccomp listener (it knows no id 0: ENOENT);
 	 * the control socket is the init's, but every fd on it is checked */
 	if (n->fd >= 0 || !policy || !policy->filter ||
-	    ioctl(fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0 || errno != ENOENT) {
-		close(fd);
+	    ioctl(held, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0 || errno != ENOENT)
 		return -1;
-	}
 	n->report = calloc(1, sizeof(*n->report));
 	if (!n->report) {
-		close(fd);
 		set_why(n, "out of memory");
 		return -1;
 	}
-	n->fd = fd;
+	n->fd = steal_fd(&held);
 	n->policy = policy;
 	n->learn = learn && learn->filter && n->learned ? learn : NULL;
 	if (n->learn)
@@ -201,7 +199,7 @@ static int jail_tgid(int pid, int *host_tgid)
 {
 	char path[64], text[4096];
 	const char *p;
-	int fd, last = -1;
+	int fd cleanup_fd = -1, last = -1;
 	ssize_t len;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", pid);
@@ -209,7 +207,6 @@ static int jail_tgid(int pid, int *host_tgid)
 	if (fd < 0)
 		return -1;
 	len = read(fd, text, sizeof(text) - 1);
-	close(fd);
 	if (len <= 0)
 		return -1;
 	text[len] = '\0';
@@ -235,7 +232,7 @@ static int jail_tgid(int pid, int *host_tgid)
  */
 static void kill_caller(struct notifier *n, const struct seccomp_notif *req)
 {
-	int host_tgid = -1, tgid, pidfd;
+	int host_tgid = -1, tgid, pidfd cleanup_fd = -1;
 
 	pidfd = (int)syscall(SYS_pidfd_open, req->pid, PIDFD_THREAD);
 	if (pidfd < 0)
@@ -243,17 +240,13 @@ static void kill_caller(struct notifier *n, const struct seccomp_notif *req)
 	tgid = jail_tgid((int)req->pid, &host_tgid);
 	if (pidfd < 0 && host_tgid > 0)
 		pidfd = (int)syscall(SYS_pidfd_open, host_tgid, 0);
-	if (pidfd < 0 || ioctl(n->fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &req->id) != 0) {
-		if (pidfd >= 0)
-			close(pidfd);
+	if (pidfd < 0 || ioctl(n->fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &req->id) != 0)
 		return; /* gone already: the call never ran */
-	}
 	if (syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0) == 0 && tgid > 0 &&
 	    n->nkills < sizeof(n->kills) / sizeof(n->kills[0])) {
 		n->kills[n->nkills].jail_pid = tgid;
 		n->kills[n->nkills++].nr = (int)req->data.nr;
 	}
-	close(pidfd);
 }
 
 int notify_target_kill(const struct notifier *n)

@@ -30,6 +30,7 @@
  * reader keeps taking bytes) bounds the wait for one that takes nothing.
  */
 #include "supervise/relay.h"
+#include "base/cleanup.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -114,14 +115,9 @@ int relay_marker(uint64_t limit, char *buf, size_t size)
 bool relay_pollable(int fd, uint32_t events)
 {
 	struct epoll_event ev = { .events = events };
-	int ep = epoll_create1(EPOLL_CLOEXEC);
-	bool ok;
+	int ep cleanup_fd = epoll_create1(EPOLL_CLOEXEC);
 
-	if (ep < 0)
-		return false;
-	ok = epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) == 0;
-	close(ep);
-	return ok;
+	return ep >= 0 && epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) == 0;
 }
 
 /* ---- sinks: where bytes go, without blocking ------------------------------ */

@@ -5,6 +5,7 @@
  * netlink sockets through its /proc/net/netlink.
  */
 #include "supervise/sockmem.h"
+#include "base/cleanup.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -61,7 +62,7 @@ static uint64_t max_sndbuf(void)
 	static uint64_t bytes;
 	char text[32];
 	ssize_t n;
-	int fd;
+	int fd cleanup_fd = -1;
 
 	if (bytes)
 		return bytes;
@@ -72,8 +73,6 @@ static uint64_t max_sndbuf(void)
 		if (strtoull(text, NULL, 10) > 0 && strtoull(text, NULL, 10) < (1ULL << 40))
 			bytes = 2 * strtoull(text, NULL, 10);
 	}
-	if (fd >= 0)
-		close(fd);
 	return bytes;
 }
 

@@ -81,21 +81,19 @@ static int open_relay(int src, bool owned, int *jail_fd, struct stdin_relay *r,
 
 	if (pipe2(p, O_CLOEXEC) != 0)
 		return err_set(err, ERR_SETUP, errno, "pipe2 for --stdin: %s", strerror(errno));
+	int rd cleanup_fd = p[0], wr cleanup_fd = p[1];
 	r->buf = malloc(STDIN_BUF_SIZE);
-	if (!r->buf || fcntl(p[1], F_SETFL, O_NONBLOCK) != 0) {
-		close(p[0]);
-		close(p[1]);
+	if (!r->buf || fcntl(wr, F_SETFL, O_NONBLOCK) != 0)
 		return err_set(err, ERR_SETUP, errno ? errno : ENOMEM,
 			       "preparing the --stdin relay: %s", strerror(errno ? errno : ENOMEM));
-	}
 	r->src = src;
 	r->src_owned = owned;
 	r->src_ready = !relay_pollable(src, EPOLLIN);
 	/* a source epoll cannot wait on is read blocking, never spun on */
 	if (owned && r->src_ready)
 		fcntl(src, F_SETFL, fcntl(src, F_GETFL) & ~O_NONBLOCK);
-	r->dst = p[1];
-	*jail_fd = p[0];
+	r->dst = steal_fd(&wr);
+	*jail_fd = steal_fd(&rd);
 	return 0;
 }
 
@@ -111,7 +109,7 @@ static int open_null(int *jail_fd, struct sbx_err *err)
 
 int stdin_open(const char *spec, int *jail_fd, struct stdin_relay *r, struct sbx_err *err)
 {
-	int src, own = spec ? caller_path_fd(spec) : -1;
+	int src cleanup_fd = -1, own = spec ? caller_path_fd(spec) : -1;
 
 	memset(r, 0, sizeof(*r));
 	r->src = r->dst = -1;
@@ -132,12 +130,9 @@ int stdin_open(const char *spec, int *jail_fd, struct stdin_relay *r, struct sbx
 		return open_relay(STDIN_FILENO, false, jail_fd, r, err);
 	}
 	src = open_path(spec, err);
-	if (src < 0)
+	if (src < 0 || open_relay(src, true, jail_fd, r, err) != 0)
 		return -1;
-	if (open_relay(src, true, jail_fd, r, err) != 0) {
-		close(src);
-		return -1;
-	}
+	steal_fd(&src); /* the relay's now */
 	return 0;
 }
 

@@ -6,6 +6,7 @@
  */
 #include "supervise/terminal.h"
 #include "supervise/internal.h"
+#include "base/cleanup.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -82,17 +83,13 @@ int terminal_attach(struct sup *s, int master)
 {
 	struct terminal *t = &s->term;
 	struct stdin_relay *in = &s->in;
-	int keys = fcntl(master, F_DUPFD_CLOEXEC, 3);
+	int held cleanup_fd = master, keys cleanup_fd = fcntl(master, F_DUPFD_CLOEXEC, 3);
 
 	if (keys < 0 || fcntl(master, F_SETFL, O_NONBLOCK) != 0 ||
-	    !(in->buf = malloc(STDIN_BUF_SIZE))) {
-		if (keys >= 0)
-			close(keys);
-		close(master);
+	    !(in->buf = malloc(STDIN_BUF_SIZE)))
 		return attach_failed(s, "taking the jail's pty");
-	}
 	/* from here the streams own both descriptors (closed at cleanup) */
-	t->master = master;
+	t->master = steal_fd(&held);
 	s->out[0].src = master;
 	s->out[0].splice_ok = false;
 	/* a failure here is retried by the loop's next turn (update_out_watch) */
@@ -100,7 +97,7 @@ int terminal_attach(struct sup *s, int master)
 	in->src = t->fd;
 	in->src_owned = false;
 	in->src_ready = false;
-	in->dst = keys;
+	in->dst = steal_fd(&keys);
 	terminal_copy_size(t);
 	if (terminal_raw(t) != 0)
 		return attach_failed(s, "raw mode on sbx's terminal (stdin)");
