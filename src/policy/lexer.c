@@ -6,6 +6,7 @@
  * checked: a policy is untrusted text and must never crash the loader.
  */
 #include "policy/parser.h"
+#include "base/cleanup.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -191,6 +192,11 @@ struct strbuf {
 	size_t len, cap;
 };
 
+static void strbuf_free(struct strbuf *b)
+{
+	free(b->s);
+}
+
 static int sb_put(struct strbuf *b, char c, const struct ppos *at, struct sbx_err *err)
 {
 	if (b->len >= POLICY_MAX_STRING)
@@ -280,33 +286,28 @@ static int lex_escape(struct lexer *lx, int *out, struct sbx_err *err)
 
 static int lex_string(struct lexer *lx, struct token *t, struct sbx_err *err)
 {
-	struct strbuf b = { 0 };
+	struct strbuf b __attribute__((cleanup(strbuf_free))) = { 0 };
 	int quote = peekc(lx, 0), c;
 
 	advance(lx);
 	for (;;) {
 		c = peekc(lx, 0);
-		if (c < 0 || c == '\n') {
-			free(b.s);
+		if (c < 0 || c == '\n')
 			return perr(err, &t->at, "unterminated string (missing closing %c)", quote);
-		}
 		advance(lx);
 		if (c == quote)
 			break;
 		if (c == '\\' && lex_escape(lx, &c, err) < 0)
-			goto fail;
+			return -1;
 		if (sb_put(&b, (char)c, &t->at, err) < 0)
-			goto fail;
+			return -1;
 	}
 	t->kind = T_STRING;
 	if (!b.s)
 		return copy_text(t, "", 0, err);
-	t->text = b.s;
 	t->len = b.len;
+	t->text = steal_ptr(&b.s);
 	return 0;
-fail:
-	free(b.s);
-	return -1;
 }
 
 static int lex_punct(struct lexer *lx, struct token *t, int c, struct sbx_err *err)

@@ -212,11 +212,10 @@ static int resolve_path(struct loader *ld, const char *name, const char *dir,
 
 static char *config_path(const char *name)
 {
-	char *dir = policy_config_dir(), *s = NULL;
+	char *dir cleanup_free = policy_config_dir(), *s = NULL;
 
 	if (dir && asprintf(&s, "%s/%s.policy", dir, name) < 0)
 		s = NULL;
-	free(dir);
 	return s;
 }
 
@@ -385,8 +384,8 @@ static int load_includes(struct loader *ld, const struct ptree *t, const char *d
 /* Parse S, apply its includes, then its own fields. */
 static int load_source(struct loader *ld, struct source *s, const struct ppos *at)
 {
-	struct file_state fs = { 0 };
-	struct ptree t;
+	struct file_state fs __attribute__((cleanup(file_state_free))) = { 0 };
+	struct ptree t __attribute__((cleanup(ptree_free))) = { 0 };
 	const char *display = policy_intern(ld->p, s->display, ld->err);
 	int rc;
 
@@ -401,8 +400,6 @@ static int load_source(struct loader *ld, struct source *s, const struct ppos *a
 	if (rc == 0)
 		rc = schema_apply(ld->p, &t, &fs, ld->err);
 	ld->depth--;
-	file_state_free(&fs);
-	ptree_free(&t);
 	return rc;
 }
 

@@ -11,8 +11,9 @@
  * In order: the names of the language, the per-file bookkeeping, the
  * shapes of a field, scalars, limits, the repeated strings, mount
  * entries, seccomp and lang, and the top level.
- */#include "base/cleanup.h"
+ */
 #include "policy/internal.h"
+#include "base/cleanup.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -328,48 +329,46 @@ static ssize_t env_find(const struct strlist *l, const char *s, size_t name_len)
 	return -1;
 }
 
-/* env: one NAME per file; a later file's NAME replaces the earlier value. */
-static int env_add(struct policy *p, char *s, const struct ppos *at, struct file_state *fs,
+/* env: one NAME per file; a later file's NAME replaces the earlier value
+ * (with *S, which it takes). */
+static int env_add(struct policy *p, char **s, const struct ppos *at, struct file_state *fs,
 		   struct sbx_err *err)
 {
-	size_t name_len = strcspn(s, "=");
+	size_t name_len = strcspn(*s, "=");
 	struct origin o = origin_at(at);
 	ssize_t i;
 
-	if (once_named(fs, "env variable", s, name_len, at, err) < 0)
+	if (once_named(fs, "env variable", *s, name_len, at, err) < 0)
 		return -1;
-	i = env_find(&p->env, s, name_len);
+	i = env_find(&p->env, *s, name_len);
 	if (i >= 0) {
 		free(p->env.v[i]);
-		p->env.v[i] = s;
+		p->env.v[i] = steal_ptr(s);
 		p->env.at[i] = o;
 		return 0;
 	}
-	if (strlist_push(&p->env, s, &o) < 0)
+	if (strlist_push(&p->env, *s, &o) < 0)
 		return err_set(err, ERR_INTERNAL, 0, "out of memory");
-	free(s);
 	return 0;
 }
 
 /* A set: an entry already present keeps its place and first origin. */
-static int set_add(struct strlist *l, char *s, const struct ppos *at, struct sbx_err *err)
+static int set_add(struct strlist *l, const char *s, const struct ppos *at, struct sbx_err *err)
 {
 	struct origin o = origin_at(at);
-	int rc = 0;
 
 	if (strlist_find(l, s) < 0 && strlist_push(l, s, &o) < 0)
-		rc = err_set(err, ERR_INTERNAL, 0, "out of memory");
-	free(s);
-	return rc;
+		return err_set(err, ERR_INTERNAL, 0, "out of memory");
+	return 0;
 }
 
-static int list_add(struct strlist *l, char *s, const struct ppos *at, struct sbx_err *err)
+static int list_add(struct strlist *l, const char *s, const struct ppos *at, struct sbx_err *err)
 {
 	struct origin o = origin_at(at);
-	int rc = strlist_push(l, s, &o);
 
-	free(s);
-	return rc < 0 ? err_set(err, ERR_INTERNAL, 0, "out of memory") : 0;
+	if (strlist_push(l, s, &o) < 0)
+		return err_set(err, ERR_INTERNAL, 0, "out of memory");
+	return 0;
 }
 
 /* Each item of F converted with CONV (PATH names the field), then added to
@@ -383,7 +382,7 @@ static int apply_strings(struct policy *p, struct strlist *l, enum list_mode mod
 	const struct pvalue *items = items_of(&f->value, &n);
 
 	for (size_t i = 0; i < n; i++) {
-		char *s = NULL;
+		char *s cleanup_free = NULL;
 		int rc;
 
 		/* bounded: merging is quadratic, and a 1 MiB list must not take minutes */
@@ -393,16 +392,13 @@ static int apply_strings(struct policy *p, struct strlist *l, enum list_mode mod
 		if (conv(&items[i], path, &s, err) < 0)
 			return -1;
 		if (mode == LM_ENV)
-			rc = env_add(p, s, &items[i].at, fs, err);
+			rc = env_add(p, &s, &items[i].at, fs, err);
 		else if (mode == LM_SET)
 			rc = set_add(l, s, &items[i].at, err);
 		else
 			rc = list_add(l, s, &items[i].at, err);
-		if (rc < 0) {
-			if (mode == LM_ENV)
-				free(s);
+		if (rc < 0)
 			return -1;
-		}
 	}
 	return 0;
 }
@@ -512,28 +508,32 @@ static int mount_merge(struct policy *p, struct mount_entry *m, struct sbx_err *
 	return 0;
 }
 
+/* An entry's strings until mount_merge takes them. */
+static void mount_fields_free(struct mount_fields *mf)
+{
+	free(mf->m.dst);
+	free(mf->m.src);
+}
+
 static int apply_mount(struct policy *p, const struct pvalue *v, const struct ppos *at,
 		       struct file_state *fs, struct sbx_err *err)
 {
-	struct mount_fields mf = { 0 };
+	struct mount_fields mf __attribute__((cleanup(mount_fields_free))) = { 0 };
+
 	if (v->kind != PV_MESSAGE)
 		return perr(err, &v->at, "'mount' entries are messages; write mount { ... }");
 	for (size_t i = 0; i < v->nfields; i++)
 		if (mount_field(&mf, &v->fields[i], err) < 0)
-			goto fail;
-	if (mount_check(&mf, at, err) < 0)
-		goto fail;
-	if (once_named(fs, "mount destination", mf.m.dst, strlen(mf.m.dst), &mf.f[0]->value.at,
+			return -1;
+	if (mount_check(&mf, at, err) < 0 ||
+	    once_named(fs, "mount destination", mf.m.dst, strlen(mf.m.dst), &mf.f[0]->value.at,
 		       err) < 0)
-		goto fail;
+		return -1;
 	mf.m.at = origin_at(at);
 	if (mount_merge(p, &mf.m, err) < 0)
-		goto fail;
+		return -1;
+	mf.m.dst = mf.m.src = NULL; /* the policy's now */
 	return 0;
-fail:
-	free(mf.m.dst);
-	free(mf.m.src);
-	return -1;
 }
 
 static int apply_mounts(struct policy *p, const struct pfield *f, struct file_state *fs,

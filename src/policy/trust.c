@@ -162,7 +162,7 @@ static void warn_ignored(const char *base)
 char *policy_config_dir(void)
 {
 	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-	char *base = NULL, *dir = NULL;
+	char *base cleanup_free = NULL, *dir = NULL;
 
 	/* the XDG spec says relative values are invalid: ignore them */
 	if (xdg && xdg[0] == '/')
@@ -173,7 +173,6 @@ char *policy_config_dir(void)
 		dir = trusted_sbx_dir(base);
 	if (base && !dir && policy_trust_needed())
 		warn_ignored(base);
-	free(base);
 	/* as root, a HOME or XDG_CONFIG_HOME another user controls is not
 	 * root's configuration: root's own home from the password database is */
 	if (!dir && policy_trust_needed())

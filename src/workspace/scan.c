@@ -112,15 +112,16 @@ static int visit(struct art_scan *s, int fd, struct walk_pos *w, const char *nam
 /* Walk FD (consumed).  -1 only on out of memory. */
 static int walk_dir(struct art_scan *s, int fd, struct walk_pos *w)
 {
-	DIR *d = fdopendir(fd);
+	int held cleanup_fd = fd;
+	DIR *d cleanup_dir = fdopendir(fd);
 	struct dirent *e;
 	int rc = 0;
 
 	if (!d) {
-		close(fd);
 		art_skip(&s->lost, ART_R_UNREADABLE, w->len ? w->path : ".");
 		return 0;
 	}
+	steal_fd(&held); /* the stream's now */
 	while (rc == 0 && (e = readdir(d))) {
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
@@ -134,7 +135,6 @@ static int walk_dir(struct art_scan *s, int fd, struct walk_pos *w)
 		s->budget++;
 		rc = visit(s, dirfd(d), w, e->d_name);
 	}
-	closedir(d);
 	return rc;
 }
 
