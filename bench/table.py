@@ -49,7 +49,7 @@ def phase_rows(res):
 def floor_row(k, v):
     if not isinstance(v, dict):  # an older results file: a bare value
         return ("floor", k, v or "not measured", "")
-    item = k + (" (alongside)" if v.get("alongside") else "")
+    item = k
     detail = v.get("measured") or v.get("note") or ""
     return ("floor", item, v["verdict"], f"{detail}; bound {v['bound']}" if v.get("bound") else detail)
 
