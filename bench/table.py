@@ -49,9 +49,8 @@ def phase_rows(res):
 def floor_row(k, v):
     if not isinstance(v, dict):  # an older results file: a bare value
         return ("floor", k, v or "not measured", "")
-    item = k
     detail = v.get("measured") or v.get("note") or ""
-    return ("floor", item, v["verdict"], f"{detail}; bound {v['bound']}" if v.get("bound") else detail)
+    return ("floor", k, v["verdict"], f"{detail}; bound {v['bound']}" if v.get("bound") else detail)
 
 
 def table_rows(res):
